@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * iov_iter: one cursor over a list of buffers that live either in the guest
+ * (checked, through the user accessors) or in the monitor (plain memory),
+ * so that one code path serves both without any address-limit override.
+ */
+#ifndef UACCESS_ITER_H
+#define UACCESS_ITER_H
+
+#include <sys/uio.h>
+
+#include <uaccess/compiler.h>
+
+UA_BEGIN_DECLS
+
+/** enum ua_iter_type - where the iterator's buffers live */
+enum ua_iter_type {
+	UA_ITER_UVEC = 1, /* guest buffers */
+	UA_ITER_KVEC,     /* monitor buffers */
+};
+
+/* Direction, as the kernel's ITER_SOURCE / ITER_DEST. */
+#define UA_ITER_SOURCE 0 /* data is read from the buffers */
+#define UA_ITER_DEST 1   /* data is written into the buffers */
+
+/* Segments kept inside the iterator before it allocates. */
+#define UA_IOV_FAST 8
+/* Most segments accepted (the kernel's UIO_MAXIOV). */
+#define UA_IOV_MAX 1024
+
+/**
+ * struct ua_iov_iter - a cursor over segments
+ * @type: UA_ITER_UVEC or UA_ITER_KVEC
+ * @dir: UA_ITER_SOURCE or UA_ITER_DEST
+ * @iov: the segments (a monitor-side copy for guest iovecs)
+ * @nr_segs: segments left, starting at @iov
+ * @iov_offset: bytes already consumed of @iov[0]
+ * @count: bytes left in total
+ * @alloc: heap copy of the segments, freed by ua_iov_iter_release()
+ * @fast: inline storage for up to UA_IOV_FAST segments
+ */
+struct ua_iov_iter {
+	enum ua_iter_type type;
+	int dir;
+	const struct iovec *iov;
+	unsigned long nr_segs;
+	size_t iov_offset;
+	size_t count;
+	struct iovec *alloc;
+	struct iovec fast[UA_IOV_FAST];
+};
+
+/**
+ * ua_import_iovec() - set up an iterator over a guest iovec array
+ * @i: the iterator
+ * @dir: UA_ITER_SOURCE or UA_ITER_DEST
+ * @uvec: the iovec array, in guest memory
+ * @nr_segs: entries in @uvec
+ *
+ * The array is copied into the monitor once, so a guest that changes it
+ * later cannot change what the iterator does.  When the array faults part
+ * way, the entries before the fault form the iterator (a short count).
+ * Each buffer range must lie inside the current space.  The total is
+ * capped at SSIZE_MAX.
+ *
+ * Return: the total byte count, or -EINVAL (@nr_segs > UA_IOV_MAX, bad
+ * direction), -EFAULT (the first entry, or a buffer range, is not
+ * accessible), -ENOMEM.
+ */
+UA_EXPORT long ua_import_iovec(struct ua_iov_iter *i, int dir,
+			       const struct iovec *uvec,
+			       unsigned long nr_segs);
+
+/**
+ * ua_iov_iter_kvec() - set up an iterator over monitor buffers
+ * @i: the iterator
+ * @dir: UA_ITER_SOURCE or UA_ITER_DEST
+ * @kvec: the segments, in monitor memory; must outlive the iterator
+ * @nr_segs: entries in @kvec
+ */
+UA_EXPORT void ua_iov_iter_kvec(struct ua_iov_iter *i, int dir,
+				const struct iovec *kvec,
+				unsigned long nr_segs);
+
+/** ua_iov_iter_release() - free what ua_import_iovec() allocated */
+UA_EXPORT void ua_iov_iter_release(struct ua_iov_iter *i);
+
+/** ua_iov_iter_count() - bytes left */
+static inline size_t ua_iov_iter_count(const struct ua_iov_iter *i)
+{
+	return i->count;
+}
+
+/**
+ * ua_copy_to_iter() - copy from a monitor buffer into the iterator's buffers
+ * @addr: monitor source
+ * @bytes: bytes to copy
+ * @i: a UA_ITER_DEST iterator
+ *
+ * Return: bytes copied; less than @bytes when the iterator runs out or a
+ * guest buffer faults (the iterator then stands at the fault).
+ */
+UA_EXPORT size_t ua_copy_to_iter(const void *addr, size_t bytes,
+				 struct ua_iov_iter *i);
+
+/**
+ * ua_copy_from_iter() - copy from the iterator's buffers into monitor memory
+ * @addr: monitor destination
+ * @bytes: bytes to copy
+ * @i: a UA_ITER_SOURCE iterator
+ *
+ * Return: bytes copied (the rest of @addr is left untouched).
+ */
+UA_EXPORT size_t ua_copy_from_iter(void *addr, size_t bytes,
+				   struct ua_iov_iter *i);
+
+/**
+ * ua_iov_iter_zero() - zero bytes of the iterator's buffers
+ * @bytes: bytes to zero
+ * @i: a UA_ITER_DEST iterator
+ *
+ * Return: bytes zeroed.
+ */
+UA_EXPORT size_t ua_iov_iter_zero(size_t bytes, struct ua_iov_iter *i);
+
+/**
+ * ua_iov_iter_advance() - skip bytes without touching them
+ * @i: the iterator
+ * @bytes: bytes to skip, capped at what is left
+ */
+UA_EXPORT void ua_iov_iter_advance(struct ua_iov_iter *i, size_t bytes);
+
+UA_END_DECLS
+
+#endif /* UACCESS_ITER_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The SIGSEGV/SIGBUS handler: the user-space counterpart of the kernel's
+ * fixup_exception() path.  A fault at an instruction with an exception
+ * table entry resumes at its fixup; a monitor access to a locked guest page
+ * is a protection violation (reported, then abort); anything else belongs
+ * to whoever handled the signal before us.
+ */
+#include <errno.h>
+#include <execinfo.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "../internal.h"
+
+static struct sigaction old_action[2]; /* SIGSEGV, SIGBUS */
+
+/* Hook for the task layer: a fault taken while the thread runs guest code. */
+bool (*ua__guest_fault_hook)(int sig, siginfo_t *info, ucontext_t *uc);
+
+static uintptr_t uc_pc(ucontext_t *uc)
+{
+#if defined(__x86_64__)
+	return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+#elif defined(__aarch64__)
+	return (uintptr_t)uc->uc_mcontext.pc;
+#else
+	(void)uc;
+	return 0;
+#endif
+}
+
+static void uc_set_pc(ucontext_t *uc, uintptr_t pc)
+{
+#if defined(__x86_64__)
+	uc->uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+#elif defined(__aarch64__)
+	uc->uc_mcontext.pc = pc;
+#else
+	(void)uc;
+	(void)pc;
+#endif
+}
+
+/* Was the faulting access a write?  x86 page-fault error code bit 1. */
+static int uc_is_write(ucontext_t *uc)
+{
+#if defined(__x86_64__)
+	return (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+#else
+	(void)uc;
+	return -1;
+#endif
+}
+
+/*
+ * The KUAP oops: the monitor touched a guest page of a protected space
+ * outside a window (or wrote inside a read window).  Never returns.
+ */
+static void __attribute__((noreturn))
+report_violation(struct ua_space *sp, siginfo_t *info, ucontext_t *uc)
+{
+	char a[20], ip[20];
+	void *frames[32];
+	int write = uc_is_write(uc), n;
+
+	ua__write_str(2, "uaccess: monitor attempted to ");
+	ua__write_str(2, write < 0 ? "access" : write ? "write" : "read");
+	ua__write_str(2, " guest address ");
+	ua__write_str(2, ua__fmt_hex(a, (uintptr_t)info->si_addr));
+	ua__write_str(2, ua_self.win_kind && ua_self.win_space == sp ?
+				 " inside a read-only access window" :
+				 " outside an access window");
+	ua__write_str(2, " (protection: ");
+	ua__write_str(2, ua_protect_name(sp->ops->kind));
+	ua__write_str(2, ")\nuaccess: faulting instruction at ");
+	ua__write_str(2, ua__fmt_hex(ip, uc_pc(uc)));
+	ua__write_str(2, "\nuaccess: call trace:\n");
+	n = backtrace(frames, 32);
+	backtrace_symbols_fd(frames, n, 2);
+	/* The guest page stays locked: abort cannot be swallowed by a retry. */
+	signal(SIGABRT, SIG_DFL);
+	abort();
+}
+
+static bool is_violation(struct ua_space **spp, siginfo_t *info)
+{
+	struct ua_space *sp = ua_space_find(info->si_addr);
+	uintptr_t a = (uintptr_t)info->si_addr;
+
+	if (!sp || sp->ops->kind == UA_PROTECT_NONE || a >= sp->limit)
+		return false;
+	if (ua_self.guest_space == sp)
+		return false;
+	*spp = sp;
+	return true;
+}
+
+bool ua_handle_fault(int sig, siginfo_t *info, void *ucontext)
+{
+	ucontext_t *uc = ucontext;
+	struct ua_space *sp;
+	uintptr_t fixup;
+
+	if (sig != SIGSEGV && sig != SIGBUS)
+		return false;
+	/* Only faults the CPU raised; a kill(SIGSEGV) has no faulting PC. */
+	if (info->si_code <= 0)
+		return false;
+	if (ua_self.recover) {
+		void *jb = ua_self.recover;
+
+		ua_self.recover = NULL;
+		siglongjmp(*(sigjmp_buf *)jb, 1);
+	}
+	if (ua_extable_search(uc_pc(uc), &fixup)) {
+		uc_set_pc(uc, fixup);
+		ua_self.stats.fixups++;
+		return true;
+	}
+	if (ua__guest_fault_hook && ua_self.guest_space &&
+	    ua__guest_fault_hook(sig, info, uc))
+		return true;
+	if (is_violation(&sp, info))
+		report_violation(sp, info, uc);
+	return false;
+}
+
+/* Pass a fault that is not ours to the disposition installed before us. */
+static void chain(int sig, siginfo_t *info, void *uc)
+{
+	const struct sigaction *old = &old_action[sig == SIGBUS];
+
+	if (old->sa_flags & SA_SIGINFO) {
+		old->sa_sigaction(sig, info, uc);
+		return;
+	}
+	if (old->sa_handler == SIG_IGN && info->si_code <= 0)
+		return;
+	if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN) {
+		/*
+		 * A CPU fault cannot be ignored (the kernel forces it): take
+		 * the default action.  Returning re-executes the faulting
+		 * instruction under SIG_DFL; a sent signal is raised again.
+		 */
+		signal(sig, SIG_DFL);
+		if (info->si_code <= 0)
+			raise(sig);
+		return;
+	}
+	old->sa_handler(sig);
+}
+
+static void fault_handler(int sig, siginfo_t *info, void *uc)
+{
+	int saved = errno;
+
+	if (!ua_handle_fault(sig, info, uc))
+		chain(sig, info, uc);
+	errno = saved;
+}
+
+int ua__fault_install(void)
+{
+	static const int sigs[2] = { SIGSEGV, SIGBUS };
+	struct sigaction sa;
+	void *frame;
+
+	/* backtrace() loads libgcc on first use: do it now, not in a fault. */
+	backtrace(&frame, 1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fault_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+#if !UA_ARCH_HAS_INLINE_ACCESSORS
+	/* Recovery longjmps out of the handler: leave nothing blocked. */
+	sa.sa_flags |= SA_NODEFER;
+#endif
+	sigemptyset(&sa.sa_mask);
+	for (int i = 0; i < 2; i++) {
+		if (sigaction(sigs[i], &sa, &old_action[i]))
+			return -errno;
+	}
+	return 0;
+}

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: MIT
+/*
+ * iov_iter: one cursor for guest iovecs and monitor kvecs.  Guest buffers
+ * go through the checked accessors (so a bad or unmapped segment gives a
+ * short count); monitor buffers through plain memory operations.  There
+ * is no address-limit override anywhere: the type decides.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../internal.h"
+
+static void iter_setup(struct ua_iov_iter *i, enum ua_iter_type type,
+		       int dir, const struct iovec *iov, unsigned long nr,
+		       size_t count)
+{
+	i->type = type;
+	i->dir = dir;
+	i->iov = iov;
+	i->nr_segs = nr;
+	i->iov_offset = 0;
+	i->count = count;
+}
+
+long ua_import_iovec(struct ua_iov_iter *i, int dir, const struct iovec *uvec,
+		     unsigned long nr_segs)
+{
+	struct iovec *v;
+	unsigned long n;
+	size_t total = 0;
+
+	i->alloc = NULL;
+	iter_setup(i, UA_ITER_UVEC, dir, i->fast, 0, 0);
+	if ((dir != UA_ITER_SOURCE && dir != UA_ITER_DEST) ||
+	    nr_segs > UA_IOV_MAX)
+		return -EINVAL;
+	v = i->fast;
+	if (nr_segs > UA_IOV_FAST) {
+		v = malloc(nr_segs * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		i->alloc = v;
+	}
+	/* One copy of the array: later guest writes to it change nothing. */
+	n = (nr_segs * sizeof(*v) -
+	     ua_copy_from_user(v, uvec, nr_segs * sizeof(*v))) /
+	    sizeof(*v);
+	if (nr_segs && !n)
+		goto efault;
+	for (unsigned long k = 0; k < n; k++) {
+		size_t len = v[k].iov_len;
+
+		if (len > (size_t)SSIZE_MAX - total)
+			len = (size_t)SSIZE_MAX - total;
+		if (!ua_access_ok(v[k].iov_base, len))
+			goto efault;
+		v[k].iov_len = len;
+		total += len;
+	}
+	iter_setup(i, UA_ITER_UVEC, dir, v, n, total);
+	return (long)total;
+efault:
+	ua_iov_iter_release(i);
+	return -EFAULT;
+}
+
+void ua_iov_iter_kvec(struct ua_iov_iter *i, int dir, const struct iovec *kvec,
+		      unsigned long nr_segs)
+{
+	size_t total = 0;
+
+	for (unsigned long k = 0; k < nr_segs; k++)
+		total += kvec[k].iov_len;
+	i->alloc = NULL;
+	iter_setup(i, UA_ITER_KVEC, dir, kvec, nr_segs, total);
+}
+
+void ua_iov_iter_release(struct ua_iov_iter *i)
+{
+	free(i->alloc);
+	i->alloc = NULL;
+	i->nr_segs = 0;
+	i->count = 0;
+}
+
+/* Move the cursor by n bytes of the current segment. */
+static void step(struct ua_iov_iter *i, size_t n)
+{
+	i->iov_offset += n;
+	i->count -= n;
+	while (i->nr_segs && i->iov_offset == i->iov->iov_len) {
+		i->iov++;
+		i->nr_segs--;
+		i->iov_offset = 0;
+	}
+}
+
+enum op { OP_TO, OP_FROM, OP_ZERO };
+
+/* One segment piece; returns the bytes done (short on a guest fault). */
+static size_t piece(struct ua_iov_iter *i, enum op op, char *buf, size_t n)
+{
+	char *seg = (char *)i->iov->iov_base + i->iov_offset;
+
+	if (i->type == UA_ITER_KVEC) {
+		if (op == OP_TO)
+			memcpy(seg, buf, n);
+		else if (op == OP_FROM)
+			memcpy(buf, seg, n);
+		else
+			memset(seg, 0, n);
+		return n;
+	}
+	if (op == OP_TO)
+		return n - ua_copy_to_user(seg, buf, n);
+	if (op == OP_FROM)
+		return n - ua__copy_from_user_nozero(buf, seg, n);
+	return n - ua_clear_user(seg, n);
+}
+
+static size_t iterate(struct ua_iov_iter *i, enum op op, char *buf,
+		      size_t bytes)
+{
+	size_t done = 0;
+
+	if (bytes > i->count)
+		bytes = i->count;
+	while (done < bytes && i->nr_segs) {
+		size_t n = i->iov->iov_len - i->iov_offset, got;
+
+		if (n > bytes - done)
+			n = bytes - done;
+		got = piece(i, op, buf ? buf + done : NULL, n);
+		step(i, got);
+		done += got;
+		if (got < n)
+			break;
+	}
+	return done;
+}
+
+size_t ua_copy_to_iter(const void *addr, size_t bytes, struct ua_iov_iter *i)
+{
+	if (i->dir != UA_ITER_DEST)
+		return 0;
+	return iterate(i, OP_TO, (char *)addr, bytes);
+}
+
+size_t ua_copy_from_iter(void *addr, size_t bytes, struct ua_iov_iter *i)
+{
+	if (i->dir != UA_ITER_SOURCE)
+		return 0;
+	return iterate(i, OP_FROM, addr, bytes);
+}
+
+size_t ua_iov_iter_zero(size_t bytes, struct ua_iov_iter *i)
+{
+	if (i->dir != UA_ITER_DEST)
+		return 0;
+	return iterate(i, OP_ZERO, NULL, bytes);
+}
+
+void ua_iov_iter_advance(struct ua_iov_iter *i, size_t bytes)
+{
+	if (bytes > i->count)
+		bytes = i->count;
+	while (bytes && i->nr_segs) {
+		size_t n = i->iov->iov_len - i->iov_offset;
+
+		if (n > bytes)
+			n = bytes;
+		step(i, n);
+		bytes -= n;
+	}
+}

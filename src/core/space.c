@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Guest spaces: one PROT_NONE reservation per space, guest mappings placed
+ * inside it with MAP_FIXED, and a guard gap after the limit that is never
+ * mapped.  Unmapping puts the reservation back, so nothing else in the
+ * process can ever be mapped inside a space or its guard.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "../internal.h"
+
+#define RESERVE_FLAGS (MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE)
+
+static int opts_check(const struct ua_space_opts *opts)
+{
+	if (!opts)
+		return 0;
+	if ((unsigned)opts->protect > UA_PROTECT_PKEY)
+		return -EINVAL;
+	if (opts->guard_size > ((size_t)1 << 40))
+		return -EINVAL;
+	return 0;
+}
+
+struct ua_space *ua_space_create(size_t size, const struct ua_space_opts *opts)
+{
+	enum ua_protect want = opts ? opts->protect : UA_PROTECT_AUTO;
+	struct ua_space *sp;
+	void *base;
+	int err;
+
+	err = ua_init();
+	if (err)
+		goto fail;
+	err = -EINVAL;
+	if (!size || size > ((size_t)1 << 46) || opts_check(opts))
+		goto fail;
+	sp = calloc(1, sizeof(*sp));
+	err = -ENOMEM;
+	if (!sp)
+		goto fail;
+	sp->ops = ua__protect_select(want, &err);
+	if (!sp->ops)
+		goto free_sp;
+	sp->size = ua__page_up(size);
+	sp->guard = opts && opts->guard_size ? ua__page_up(opts->guard_size) :
+					       UA_SPACE_DEFAULT_GUARD;
+	base = mmap(NULL, sp->size + sp->guard, PROT_NONE, RESERVE_FLAGS, -1,
+		    0);
+	err = -ENOMEM;
+	if (base == MAP_FAILED)
+		goto free_sp;
+	sp->base = (uintptr_t)base;
+	sp->limit = sp->base + sp->size;
+	sp->pkey = -1;
+	pthread_mutex_init(&sp->lock, NULL);
+	err = sp->ops->init(sp);
+	if (err)
+		goto unmap;
+	err = ua__registry_add(sp);
+	if (err)
+		goto fini;
+	return sp;
+
+fini:
+	sp->ops->fini(sp);
+unmap:
+	munmap(base, sp->size + sp->guard);
+free_sp:
+	free(sp);
+fail:
+	errno = -err;
+	return NULL;
+}
+
+void ua_space_destroy(struct ua_space *sp)
+{
+	if (!sp)
+		return;
+	if (atomic_load(&sp->tasks)) {
+		/* Unmapping under a live task would crash it: keep the space. */
+		ua__write_str(2, "uaccess: ua_space_destroy: space still has "
+				 "live tasks; not destroyed\n");
+		errno = EBUSY;
+		return;
+	}
+	if (ua_self.cur == sp)
+		ua_self.cur = NULL;
+	ua__registry_del(sp);
+	sp->ops->fini(sp);
+	munmap((void *)sp->base, sp->size + sp->guard);
+	pthread_mutex_destroy(&sp->lock);
+	free(sp->maps);
+	free(sp);
+}
+
+void *ua_space_base(const struct ua_space *sp)
+{
+	return (void *)sp->base;
+}
+
+size_t ua_space_size(const struct ua_space *sp)
+{
+	return sp->size;
+}
+
+void *ua_space_limit(const struct ua_space *sp)
+{
+	return (void *)sp->limit;
+}
+
+enum ua_protect ua_space_protect(const struct ua_space *sp)
+{
+	return sp->ops->kind;
+}
+
+struct ua_space *ua_space_use(struct ua_space *sp)
+{
+	struct ua_space *old = ua_self.cur;
+
+	ua_self.cur = sp;
+	return old;
+}
+
+struct ua_space *ua_current_space(void)
+{
+	return ua_self.cur;
+}
+
+/* Index of the first mapping that ends after addr. */
+static size_t maps_find(const struct ua_space *sp, uintptr_t addr)
+{
+	size_t lo = 0, hi = sp->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sp->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int maps_reserve(struct ua_space *sp, size_t extra)
+{
+	struct ua_mapping *m;
+	size_t cap;
+
+	if (sp->nmaps + extra <= sp->maps_cap)
+		return 0;
+	cap = sp->maps_cap ? sp->maps_cap * 2 : 8;
+	while (cap < sp->nmaps + extra)
+		cap *= 2;
+	m = realloc(sp->maps, cap * sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	sp->maps = m;
+	sp->maps_cap = cap;
+	return 0;
+}
+
+static void maps_insert(struct ua_space *sp, size_t at, struct ua_mapping m)
+{
+	memmove(&sp->maps[at + 1], &sp->maps[at],
+		(sp->nmaps - at) * sizeof(m));
+	sp->maps[at] = m;
+	sp->nmaps++;
+}
+
+/* First gap of len bytes, or 0. */
+static uintptr_t find_gap(const struct ua_space *sp, size_t len)
+{
+	uintptr_t at = sp->base;
+
+	for (size_t i = 0; i < sp->nmaps; i++) {
+		if (sp->maps[i].start - at >= len)
+			return at;
+		at = sp->maps[i].end;
+	}
+	return sp->limit - at >= len ? at : 0;
+}
+
+static int map_locked(struct ua_space *sp, uintptr_t *addrp, size_t len,
+		      int prot)
+{
+	uintptr_t addr = *addrp;
+	size_t i;
+	void *p;
+	int err;
+
+	if (!addr) {
+		addr = find_gap(sp, len);
+		if (!addr)
+			return -ENOMEM;
+	} else if (addr < sp->base || addr > sp->limit ||
+		   len > sp->limit - addr) {
+		return -ERANGE;
+	}
+	i = maps_find(sp, addr);
+	if (i < sp->nmaps && sp->maps[i].start < addr + len)
+		return -EEXIST;
+	err = maps_reserve(sp, 1);
+	if (err)
+		return err;
+	p = mmap((void *)addr, len, sp->ops->map_prot(sp, prot),
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	if (sp->pkey >= 0 &&
+	    pkey_mprotect(p, len, sp->ops->map_prot(sp, prot), sp->pkey)) {
+		err = -errno;
+		mmap(p, len, PROT_NONE, RESERVE_FLAGS | MAP_FIXED, -1, 0);
+		return err;
+	}
+	maps_insert(sp, i, (struct ua_mapping){ addr, addr + len, prot });
+	*addrp = addr;
+	return 0;
+}
+
+void *ua_map(struct ua_space *sp, void *addr, size_t len, int prot)
+{
+	uintptr_t a = (uintptr_t)addr;
+	int err;
+
+	if (!sp || !len || (a & (ua__pagesz - 1)) ||
+	    (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) ||
+	    len > sp->size) {
+		errno = EINVAL;
+		return NULL;
+	}
+	len = ua__page_up(len);
+	pthread_mutex_lock(&sp->lock);
+	err = map_locked(sp, &a, len, prot);
+	pthread_mutex_unlock(&sp->lock);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	return (void *)a;
+}
+
+/* Drop [lo, hi) from the mapping list, splitting mappings that straddle. */
+static int maps_remove(struct ua_space *sp, uintptr_t lo, uintptr_t hi)
+{
+	size_t i = maps_find(sp, lo);
+
+	if (i < sp->nmaps && sp->maps[i].start < lo && sp->maps[i].end > hi) {
+		struct ua_mapping tail = sp->maps[i];
+
+		if (maps_reserve(sp, 1))
+			return -ENOMEM;
+		tail.start = hi;
+		sp->maps[i].end = lo;
+		maps_insert(sp, i + 1, tail);
+		return 0;
+	}
+	if (i < sp->nmaps && sp->maps[i].start < lo) {
+		sp->maps[i].end = lo;
+		i++;
+	}
+	size_t j = i;
+
+	while (j < sp->nmaps && sp->maps[j].end <= hi)
+		j++;
+	if (j < sp->nmaps && sp->maps[j].start < hi)
+		sp->maps[j].start = hi;
+	memmove(&sp->maps[i], &sp->maps[j],
+		(sp->nmaps - j) * sizeof(sp->maps[0]));
+	sp->nmaps -= j - i;
+	return 0;
+}
+
+int ua_unmap(struct ua_space *sp, void *addr, size_t len)
+{
+	uintptr_t a = (uintptr_t)addr;
+	int err;
+
+	if (!sp || !len || (a & (ua__pagesz - 1)))
+		return -EINVAL;
+	len = ua__page_up(len);
+	if (a < sp->base || a > sp->limit || len > sp->limit - a)
+		return -ERANGE;
+	pthread_mutex_lock(&sp->lock);
+	err = maps_remove(sp, a, a + len);
+	if (!err && mmap(addr, len, PROT_NONE, RESERVE_FLAGS | MAP_FIXED, -1,
+			 0) == MAP_FAILED)
+		err = -ENOMEM;
+	pthread_mutex_unlock(&sp->lock);
+	return err;
+}

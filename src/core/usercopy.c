@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Checked accessors: each one checks the range against the current space,
+ * opens its own window, does the access with fault recovery and closes the
+ * window.  Semantics follow the kernel's lib/usercopy.c and the x86 copy
+ * routines, with byte counts that are exact at every fault offset.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "../internal.h"
+
+int ua__get_user(unsigned long *v, const void *ptr, size_t size)
+{
+	if (!ua_user_read_access_begin(ptr, size))
+		goto efault;
+	switch (size) {
+	case 1:
+		ua_unsafe_get_user(*v, (const uint8_t *)ptr, fault);
+		break;
+	case 2:
+		ua_unsafe_get_user(*v, (const uint16_t *)ptr, fault);
+		break;
+	case 4:
+		ua_unsafe_get_user(*v, (const uint32_t *)ptr, fault);
+		break;
+	default:
+		ua_unsafe_get_user(*v, (const uint64_t *)ptr, fault);
+		break;
+	}
+	ua_user_read_access_end();
+	return 0;
+fault:
+	ua_user_read_access_end();
+efault:
+	*v = 0;
+	return -EFAULT;
+}
+
+int ua__put_user(unsigned long v, void *ptr, size_t size)
+{
+	if (!ua_user_write_access_begin(ptr, size))
+		return -EFAULT;
+	switch (size) {
+	case 1:
+		ua_unsafe_put_user((uint8_t)v, (uint8_t *)ptr, fault);
+		break;
+	case 2:
+		ua_unsafe_put_user((uint16_t)v, (uint16_t *)ptr, fault);
+		break;
+	case 4:
+		ua_unsafe_put_user((uint32_t)v, (uint32_t *)ptr, fault);
+		break;
+	default:
+		ua_unsafe_put_user((uint64_t)v, (uint64_t *)ptr, fault);
+		break;
+	}
+	ua_user_write_access_end();
+	return 0;
+fault:
+	ua_user_write_access_end();
+	return -EFAULT;
+}
+
+size_t ua_copy_from_user(void *to, const void *from, size_t n)
+{
+	size_t left;
+
+	if (!n)
+		return 0;
+	if (!ua_user_read_access_begin(from, n)) {
+		memset(to, 0, n);
+		return n;
+	}
+	left = ua__raw_copy(to, from, n);
+	ua_user_read_access_end();
+	if (left)
+		memset((char *)to + (n - left), 0, left);
+	return left;
+}
+
+size_t ua_copy_to_user(void *to, const void *from, size_t n)
+{
+	size_t left;
+
+	if (!n)
+		return 0;
+	if (!ua_user_write_access_begin(to, n))
+		return n;
+	left = ua__raw_copy(to, from, n);
+	ua_user_write_access_end();
+	return left;
+}
+
+size_t ua_clear_user(void *to, size_t n)
+{
+	size_t left;
+
+	if (!n)
+		return 0;
+	if (!ua_user_write_access_begin(to, n))
+		return n;
+	left = ua__raw_clear(to, n);
+	ua_user_write_access_end();
+	return left;
+}
+
+/* copy_from_user without the zero-fill: for iov_iter's short counts. */
+size_t ua__copy_from_user_nozero(void *to, const void *from, size_t n)
+{
+	size_t left;
+
+	if (!n)
+		return 0;
+	if (!ua_user_read_access_begin(from, n))
+		return n;
+	left = ua__raw_copy(to, from, n);
+	ua_user_read_access_end();
+	return left;
+}

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Library-internal definitions shared by the layers.  Nothing here is
+ * installed; applications see only include/.
+ */
+#ifndef UA_INTERNAL_H
+#define UA_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <uaccess.h>
+
+#define UA_HIDDEN __attribute__((visibility("hidden")))
+#define UA_TLS __thread __attribute__((tls_model("initial-exec")))
+
+struct ua_space;
+
+/* One backend: how a space is locked and how windows open (src/protect/). */
+struct ua_protect_ops {
+	enum ua_protect kind;
+	/* Called once the space is reserved; may fail with -errno. */
+	int (*init)(struct ua_space *sp);
+	void (*fini)(struct ua_space *sp);
+	/* The protection newly mapped pages get in the space's current state. */
+	int (*map_prot)(struct ua_space *sp, int guest_prot);
+	/* State changes; from/to are UA_MODE_* of the calling thread. */
+	void (*switch_mode)(struct ua_space *sp, int from, int to);
+};
+
+/* Per-thread protection mode of a space (window kinds use UA_WIN_*). */
+#define UA_MODE_LOCKED 0
+#define UA_MODE_READ UA_WIN_READ
+#define UA_MODE_WRITE UA_WIN_WRITE
+#define UA_MODE_RW UA_WIN_RW
+#define UA_MODE_GUEST 4
+
+struct ua_mapping {
+	uintptr_t start, end;
+	int prot;
+};
+
+struct ua_space {
+	uintptr_t base;  /* first guest byte */
+	uintptr_t limit; /* one past the last; the guard gap starts here */
+	size_t size;     /* limit - base */
+	size_t guard;    /* bytes of guard gap after limit */
+	int slot;        /* index in the space registry */
+	const struct ua_protect_ops *ops;
+	pthread_mutex_t lock; /* mappings and backend state */
+	struct ua_mapping *maps;
+	size_t nmaps, maps_cap;
+	/* Backend state. */
+	int pkey;
+	int mp_counts[5]; /* mprotect: holders per UA_MODE_* */
+	int mp_level;     /* mprotect: protection now applied */
+	atomic_int tasks; /* live tasks using the space */
+};
+
+/* Per-thread state. */
+struct ua_thread {
+	struct ua_space *cur;
+	struct ua_stats stats;
+	/* The open window, if any. */
+	int win_kind;
+	struct ua_space *win_space;
+	uintptr_t win_lo, win_hi;
+	const char *win_file;
+	int win_line;
+	/* Set while the thread runs guest code in this space. */
+	struct ua_space *guest_space;
+	/* Portable arch only: where a fault in a primitive resumes. */
+	void *recover;
+};
+
+extern UA_TLS struct ua_thread ua_self;
+
+/* src/core/init.c */
+UA_HIDDEN void ua__ensure_init(void);
+UA_HIDDEN void ua__die(const char *fmt, ...)
+	__attribute__((noreturn, format(printf, 1, 2)));
+UA_HIDDEN void ua__write_str(int fd, const char *s);
+UA_HIDDEN char *ua__fmt_hex(char *buf, uintptr_t v);
+
+/* src/core/space_registry.c */
+UA_HIDDEN int ua__registry_add(struct ua_space *sp);
+UA_HIDDEN void ua__registry_del(struct ua_space *sp);
+UA_HIDDEN bool ua__registry_overlaps(uintptr_t lo, uintptr_t hi);
+
+/* src/protect/protect.c */
+UA_HIDDEN const struct ua_protect_ops *ua__protect_select(enum ua_protect p,
+							  int *err);
+UA_HIDDEN void ua__protect_switch(struct ua_space *sp, int from, int to);
+UA_HIDDEN bool ua__protect_window_open(int kind, const void *ptr, size_t len);
+UA_HIDDEN void ua__protect_window_close(int kind);
+UA_HIDDEN bool ua__pkey_available(const char **why);
+extern UA_HIDDEN const struct ua_protect_ops ua__protect_none;
+extern UA_HIDDEN const struct ua_protect_ops ua__protect_mprotect;
+extern UA_HIDDEN const struct ua_protect_ops ua__protect_pkey;
+
+/* src/core/usercopy.c */
+UA_HIDDEN size_t ua__copy_from_user_nozero(void *to, const void *from,
+					   size_t n);
+
+/* src/core/fault.c */
+UA_HIDDEN int ua__fault_install(void);
+
+/* The system page size, read once by ua_init(). */
+extern UA_HIDDEN size_t ua__pagesz;
+
+static inline uintptr_t ua__page_up(uintptr_t v)
+{
+	return (v + ua__pagesz - 1) & ~(uintptr_t)(ua__pagesz - 1);
+}
+
+#endif /* UA_INTERNAL_H */

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The "mprotect" backend: a locked space is PROT_NONE; a read window makes
+ * it readable, a write or rw window readable and writable, guest mode gives
+ * back each mapping's own protection.  Protection is per process, not per
+ * thread, so the space takes the most open level any thread holds: a count
+ * per mode decides it, and a window closing never locks memory under
+ * another thread's open window or running guest code.  The price: while
+ * any thread holds a window or runs guest code, every thread of the
+ * monitor can touch the space (see doc/protection.md).
+ */
+#include <sys/mman.h>
+
+#include "../internal.h"
+
+/* The protection a mapping gets at a level: never more than the guest's. */
+static int level_prot(int level, int guest_prot)
+{
+	switch (level) {
+	case UA_MODE_GUEST: return guest_prot;
+	case UA_MODE_WRITE:
+	case UA_MODE_RW: return guest_prot & (PROT_READ | PROT_WRITE);
+	case UA_MODE_READ: return guest_prot & PROT_READ;
+	default: return PROT_NONE;
+	}
+}
+
+static int level_now(const struct ua_space *sp)
+{
+	const int *c = sp->mp_counts;
+
+	if (c[UA_MODE_GUEST])
+		return UA_MODE_GUEST;
+	if (c[UA_MODE_WRITE] || c[UA_MODE_RW])
+		return UA_MODE_RW;
+	if (c[UA_MODE_READ])
+		return UA_MODE_READ;
+	return UA_MODE_LOCKED;
+}
+
+static void apply(struct ua_space *sp, int level)
+{
+	for (size_t i = 0; i < sp->nmaps; i++) {
+		const struct ua_mapping *m = &sp->maps[i];
+
+		mprotect((void *)m->start, m->end - m->start,
+			 level_prot(level, m->prot));
+	}
+	sp->mp_level = level;
+}
+
+static int mp_init(struct ua_space *sp)
+{
+	sp->mp_level = UA_MODE_LOCKED;
+	return 0;
+}
+
+static void mp_fini(struct ua_space *sp)
+{
+	(void)sp;
+}
+
+/* Called with sp->lock held by ua_map(). */
+static int mp_map_prot(struct ua_space *sp, int guest_prot)
+{
+	return level_prot(sp->mp_level, guest_prot);
+}
+
+static void mp_switch(struct ua_space *sp, int from, int to)
+{
+	int level;
+
+	pthread_mutex_lock(&sp->lock);
+	if (from != UA_MODE_LOCKED)
+		sp->mp_counts[from]--;
+	if (to != UA_MODE_LOCKED)
+		sp->mp_counts[to]++;
+	level = level_now(sp);
+	if (level != sp->mp_level)
+		apply(sp, level);
+	pthread_mutex_unlock(&sp->lock);
+}
+
+const struct ua_protect_ops ua__protect_mprotect = {
+	.kind = UA_PROTECT_MPROTECT,
+	.init = mp_init,
+	.fini = mp_fini,
+	.map_prot = mp_map_prot,
+	.switch_mode = mp_switch,
+};
