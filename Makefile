@@ -1,0 +1,38 @@
+# Thin wrapper over Meson/Ninja for the README's two commands and install.
+#   make bench    - install what is needed, build, run the benchmark report
+#   make test     - install what is needed, build, run every test suite
+#   make install PREFIX=/usr/local DESTDIR=/tmp/stage
+BUILD ?= build
+PREFIX ?= /usr/local
+DESTDIR ?=
+MESON_OPTS ?=
+
+.PHONY: all deps build test test-asan bench install clean
+
+all: build
+
+deps:
+	@tools/install-deps
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) --prefix=$(PREFIX) $(MESON_OPTS)
+
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+test: deps build
+	@tools/run-tests $(BUILD)
+
+test-asan: deps
+	@[ -f build-asan/build.ninja ] || meson setup build-asan -Db_sanitize=address,undefined -Db_lundef=false
+	ninja -C build-asan
+	@UA_SANITIZED=1 tools/run-tests build-asan
+
+bench: deps build
+	@tools/run-bench $(BUILD)
+
+install: build
+	meson install -C $(BUILD) --destdir "$(DESTDIR)"
+
+clean:
+	rm -rf $(BUILD) build-asan bench-report
