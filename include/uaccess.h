@@ -18,5 +18,6 @@
 #include <uaccess/iter.h>
 #include <uaccess/fault.h>
 #include <uaccess/protect.h>
+#include <uaccess/task.h>
 
 #endif /* UACCESS_H */

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guest tasks: a register context that runs guest code on a stack inside a
+ * space and enters the monitor only through syscalls.  A syscall saves the
+ * full integer register state into the task, switches to the monitor stack
+ * and locks the space (entry); on the way back it runs the pending work
+ * (signal delivery), unlocks the space and restores every register (exit).
+ * x86-64 only; elsewhere ua_task_create() fails with EOPNOTSUPP.
+ */
+#ifndef UACCESS_TASK_H
+#define UACCESS_TASK_H
+
+#include <sys/types.h>
+
+#include <uaccess/compiler.h>
+#include <uaccess/space.h>
+
+UA_BEGIN_DECLS
+
+struct ua_task;
+
+/**
+ * struct ua_pt_regs - a task's saved integer registers
+ *
+ * The kernel's x86-64 struct pt_regs layout.  @orig_rax holds the syscall
+ * number while a syscall runs; @rax its result on the way out.
+ */
+struct ua_pt_regs {
+	uint64_t r15, r14, r13, r12, rbp, rbx, r11, r10, r9, r8;
+	uint64_t rax, rcx, rdx, rsi, rdi, orig_rax;
+	uint64_t rip, cs, eflags, rsp, ss;
+};
+
+/** enum ua_frame_mode - how signal frames are written (see signal.h) */
+enum ua_frame_mode {
+	UA_FRAME_DEFAULT = 0,   /* UA_FRAME_MODE from the environment, else block */
+	UA_FRAME_BLOCK,         /* one write window per frame (the default) */
+	UA_FRAME_PER_ACCESS,    /* one checked accessor per field */
+};
+
+/**
+ * struct ua_task_opts - options for ua_task_create()
+ * @stack_size: bytes of guest stack, rounded up to a page; 0 picks
+ *	UA_TASK_DEFAULT_STACK.  A guard page below it is left unmapped.
+ * @frame_mode: signal frame mode; UA_FRAME_DEFAULT reads UA_FRAME_MODE
+ *	("block" or "per-access") and falls back to block
+ */
+struct ua_task_opts {
+	size_t stack_size;
+	enum ua_frame_mode frame_mode;
+};
+
+#define UA_TASK_DEFAULT_STACK ((size_t)256 << 10)
+#define UA_TASK_MIN_STACK ((size_t)16 << 10)
+
+/**
+ * ua_task_create() - create a guest task in a space
+ * @sp: the space; it cannot be destroyed while the task lives
+ * @entry: the guest function; returning from it exits with status 0
+ * @arg: its argument
+ * @opts: options, or NULL
+ *
+ * Return: the task, or NULL with errno set: EINVAL (NULL entry or space,
+ * bad options, unknown UA_FRAME_MODE), ENOMEM (the stack does not fit in
+ * the space), EOPNOTSUPP (architecture without task support).
+ */
+UA_EXPORT struct ua_task *ua_task_create(struct ua_space *sp,
+					 void (*entry)(void *), void *arg,
+					 const struct ua_task_opts *opts);
+
+/**
+ * ua_task_run() - run a task on the calling thread until it exits
+ * @t: the task; it must not have exited or be running elsewhere
+ *
+ * Makes the task's space the thread's current space for the duration and
+ * gives the thread an alternate signal stack if it has none, so that a
+ * fault in guest code (a smashed stack included) ends the task, not the
+ * process.
+ *
+ * Return: a wait status (WIFEXITED/WEXITSTATUS, WIFSIGNALED/WTERMSIG,
+ * WCOREDUMP apply), or -EBUSY (already running / exited, or this thread
+ * is already running a task), -EINVAL.
+ */
+UA_EXPORT int ua_task_run(struct ua_task *t);
+
+/** ua_task_destroy() - free a task that is not running; NULL is fine */
+UA_EXPORT void ua_task_destroy(struct ua_task *t);
+
+/** ua_task_tid() - the task's id, unique in the process */
+UA_EXPORT pid_t ua_task_tid(const struct ua_task *t);
+
+/** ua_task_space() - the space the task runs in */
+UA_EXPORT struct ua_space *ua_task_space(const struct ua_task *t);
+
+/** ua_current_task() - the task the calling thread is running, or NULL */
+UA_EXPORT struct ua_task *ua_current_task(void);
+
+/**
+ * ua_task_regs() - the saved registers of a task inside a syscall
+ * @t: the task
+ *
+ * Valid from syscall entry to exit (e.g. in a syscall hook); what is
+ * written there is what guest code resumes with.
+ */
+UA_EXPORT struct ua_pt_regs *ua_task_regs(struct ua_task *t);
+
+/**
+ * typedef ua_syscall_hook_t - called on every syscall entry of a task
+ * @t: the task
+ * @regs: its saved registers (orig_rax is the syscall number)
+ * @data: the pointer given to ua_task_set_syscall_hook()
+ *
+ * Return: true when the hook handled the syscall: nothing is dispatched
+ * and guest code resumes with @regs as the hook left them (rax included);
+ * false to dispatch normally.
+ */
+typedef bool (*ua_syscall_hook_t)(struct ua_task *t, struct ua_pt_regs *regs,
+				  void *data);
+
+/** ua_task_set_syscall_hook() - install (or, with NULL, remove) a hook */
+UA_EXPORT void ua_task_set_syscall_hook(struct ua_task *t,
+					ua_syscall_hook_t hook, void *data);
+
+/* Syscall numbers of ua__syscall(); the ua_sys_* wrappers hide them. */
+enum ua_syscall_nr {
+	UA_NR_nop = 0,
+	UA_NR_exit,
+	UA_NR_getpid,
+	UA_NR_gettid,
+	UA_NR_rt_sigreturn,
+	UA_NR_kill,
+	UA_NR_tgkill,
+	UA_NR_rt_sigqueueinfo,
+	UA_NR_rt_sigaction,
+	UA_NR_rt_sigprocmask,
+	UA_NR_rt_sigpending,
+	UA_NR_rt_sigsuspend,
+	UA_NR_sigaltstack,
+	UA_NR_swapcontext,
+	UA_NR_pause,
+	UA_NR_MAX = 64,
+};
+
+/**
+ * ua__syscall() - enter the monitor from guest code (internal)
+ * Return: the raw result, a negative errno value on error.
+ */
+UA_EXPORT long ua__syscall(long nr, long a1, long a2, long a3, long a4,
+			   long a5);
+
+/* Guest-side calls: libc-style, -1 with errno set on error. */
+
+/** ua_sys_nop() - the null syscall: enter the monitor and come back */
+UA_EXPORT long ua_sys_nop(void);
+/** ua_sys_exit() - end the calling task with @status */
+UA_EXPORT _Noreturn void ua_sys_exit(int status);
+/** ua_sys_getpid() - the monitor's process id */
+UA_EXPORT pid_t ua_sys_getpid(void);
+/** ua_sys_gettid() - the calling task's id */
+UA_EXPORT pid_t ua_sys_gettid(void);
+
+UA_END_DECLS
+
+#endif /* UACCESS_TASK_H */

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guest <-> monitor transitions for x86-64 tasks.
+ *
+ * Offsets are struct ua_pt_regs (the kernel's pt_regs order) at the start
+ * of struct ua_task, then mon_rsp and mon_saved; task.c asserts them.
+ */
+#define R15 0
+#define R14 8
+#define R13 16
+#define R12 24
+#define RBP 32
+#define RBX 40
+#define R11 48
+#define R10 56
+#define R9 64
+#define R8 72
+#define RAX 80
+#define RCX 88
+#define RDX 96
+#define RSI 104
+#define RDI 112
+#define ORIG_RAX 120
+#define RIP 128
+#define CS 136
+#define EFLAGS 144
+#define RSP 152
+#define SS 160
+#define MON_RSP 168
+#define MON_SAVED 176
+
+/* Bytes below the guest RSP the exit path may use: the red zone + 8. */
+#define EXIT_SCRATCH 136
+
+#define EXTABLE(from, to)		\
+	.pushsection ua_extable, "a";	\
+	.balign 4;			\
+	.long (from) - .;		\
+	.long (to) - .;			\
+	.long 1;			\
+	.popsection
+
+	.text
+
+/*
+ * long ua__syscall(long nr, long a1, long a2, long a3, long a4, long a5)
+ *
+ * Called by guest code on the guest stack.  As the callee we may use the
+ * stack below the return address.  Saves every register into the current
+ * task, moves to the monitor stack and never returns here: the exit path
+ * resumes guest code at the saved RIP (the return address) with the saved
+ * RSP (just above it), as a plain `ret` would.
+ */
+	.globl	ua__syscall
+	.type	ua__syscall, @function
+	.p2align 4
+ua__syscall:
+	.cfi_startproc
+	pushq	%rax
+	movq	ua__cur_task@gottpoff(%rip), %rax
+	movq	%fs:(%rax), %rax
+	movq	%r15, R15(%rax)
+	movq	%r14, R14(%rax)
+	movq	%r13, R13(%rax)
+	movq	%r12, R12(%rax)
+	movq	%rbp, RBP(%rax)
+	movq	%rbx, RBX(%rax)
+	movq	%r11, R11(%rax)
+	movq	%r10, R10(%rax)
+	movq	%r9, R9(%rax)
+	movq	%r8, R8(%rax)
+	movq	%rcx, RCX(%rax)
+	movq	%rdx, RDX(%rax)
+	movq	%rsi, RSI(%rax)
+	movq	%rdi, RDI(%rax)
+	movq	%rdi, ORIG_RAX(%rax)
+	popq	%rcx
+	movq	%rcx, RAX(%rax)
+	pushfq
+	popq	%rcx
+	movq	%rcx, EFLAGS(%rax)
+	movq	(%rsp), %rcx
+	movq	%rcx, RIP(%rax)
+	leaq	8(%rsp), %rcx
+	movq	%rcx, RSP(%rax)
+	movq	MON_RSP(%rax), %rsp
+	movq	%rax, %rdi
+	cld
+	call	ua__syscall_dispatch
+	/*
+	 * Fast return: the syscall left RIP, RSP and RFLAGS as they were, so
+	 * the return address is still in place just below the saved RSP and
+	 * a plain `ret` resumes the caller (and matches the return-stack
+	 * predictor, which the full path's jump cannot).  The full path
+	 * (ua__ret_to_guest) never comes back here.
+	 */
+	movq	%rax, %rdi
+	pushq	EFLAGS(%rdi)
+	popfq
+	movq	R15(%rdi), %r15
+	movq	R14(%rdi), %r14
+	movq	R13(%rdi), %r13
+	movq	R12(%rdi), %r12
+	movq	RBP(%rdi), %rbp
+	movq	RBX(%rdi), %rbx
+	movq	R11(%rdi), %r11
+	movq	R10(%rdi), %r10
+	movq	R9(%rdi), %r9
+	movq	R8(%rdi), %r8
+	movq	RAX(%rdi), %rax
+	movq	RCX(%rdi), %rcx
+	movq	RDX(%rdi), %rdx
+	movq	RSI(%rdi), %rsi
+	movq	RSP(%rdi), %rsp
+	leaq	-8(%rsp), %rsp
+	movq	RDI(%rdi), %rdi
+	ret
+	.cfi_endproc
+	.size	ua__syscall, . - ua__syscall
+
+/*
+ * void ua__ret_to_guest(struct ua_pt_regs *regs)
+ *
+ * Restores every register and jumps to regs->rip without writing at or
+ * above regs->rsp - 128 (the guest's red zone).  Fast path: store RIP just
+ * below the red zone, point RSP at it and `ret $128`.  If that store
+ * faults (a bad guest RSP) or RFLAGS has AC set (an alignment check would
+ * hit the monitor's own last instructions), IRETQ from a frame on the
+ * monitor stack instead: it loads RIP, RFLAGS and RSP in one step.
+ */
+	.globl	ua__ret_to_guest
+	.hidden	ua__ret_to_guest
+	.type	ua__ret_to_guest, @function
+	.p2align 4
+ua__ret_to_guest:
+	.cfi_startproc
+	testl	$0x40000, EFLAGS(%rdi)		/* AC */
+	jnz	.Lslow
+	movq	RSP(%rdi), %rax
+	movq	RIP(%rdi), %rcx
+1:	movq	%rcx, -EXIT_SCRATCH(%rax)
+	pushq	EFLAGS(%rdi)
+	popfq
+	movq	R15(%rdi), %r15
+	movq	R14(%rdi), %r14
+	movq	R13(%rdi), %r13
+	movq	R12(%rdi), %r12
+	movq	RBP(%rdi), %rbp
+	movq	RBX(%rdi), %rbx
+	movq	R11(%rdi), %r11
+	movq	R10(%rdi), %r10
+	movq	R9(%rdi), %r9
+	movq	R8(%rdi), %r8
+	movq	RAX(%rdi), %rax
+	movq	RCX(%rdi), %rcx
+	movq	RDX(%rdi), %rdx
+	movq	RSI(%rdi), %rsi
+	movq	RSP(%rdi), %rsp
+	leaq	-EXIT_SCRATCH(%rsp), %rsp	/* lea: flags stay as restored */
+	movq	RDI(%rdi), %rdi
+	ret	$(EXIT_SCRATCH - 8)
+.Lslow:
+	xorl	%eax, %eax
+	movw	%ss, %ax
+	pushq	%rax
+	pushq	RSP(%rdi)
+	pushq	EFLAGS(%rdi)
+	movw	%cs, %ax
+	pushq	%rax
+	pushq	RIP(%rdi)
+	movq	R15(%rdi), %r15
+	movq	R14(%rdi), %r14
+	movq	R13(%rdi), %r13
+	movq	R12(%rdi), %r12
+	movq	RBP(%rdi), %rbp
+	movq	RBX(%rdi), %rbx
+	movq	R11(%rdi), %r11
+	movq	R10(%rdi), %r10
+	movq	R9(%rdi), %r9
+	movq	R8(%rdi), %r8
+	movq	RAX(%rdi), %rax
+	movq	RCX(%rdi), %rcx
+	movq	RDX(%rdi), %rdx
+	movq	RSI(%rdi), %rsi
+	movq	RDI(%rdi), %rdi
+	iretq
+	EXTABLE(1b, .Lslow)
+	.cfi_endproc
+	.size	ua__ret_to_guest, . - ua__ret_to_guest
+
+/*
+ * int ua__task_enter(struct ua_task *t)
+ *
+ * Saves the monitor's callee-saved registers, makes the stack below them
+ * the task's monitor stack and enters guest code.  Returns only through
+ * ua__task_leave(), with the task's wait status.
+ */
+	.globl	ua__task_enter
+	.hidden	ua__task_enter
+	.type	ua__task_enter, @function
+	.p2align 4
+ua__task_enter:
+	.cfi_startproc
+	pushq	%rbp
+	pushq	%rbx
+	pushq	%r12
+	pushq	%r13
+	pushq	%r14
+	pushq	%r15
+	subq	$8, %rsp			/* 16-byte aligned from here */
+	movq	%rsp, MON_SAVED(%rdi)
+	movq	%rsp, MON_RSP(%rdi)
+	call	ua__return_to_guest
+	ud2
+	.cfi_endproc
+	.size	ua__task_enter, . - ua__task_enter
+
+/* void ua__task_leave(struct ua_task *t, int status) */
+	.globl	ua__task_leave
+	.hidden	ua__task_leave
+	.type	ua__task_leave, @function
+	.p2align 4
+ua__task_leave:
+	.cfi_startproc
+	movq	MON_SAVED(%rdi), %rsp
+	movl	%esi, %eax
+	addq	$8, %rsp
+	popq	%r15
+	popq	%r14
+	popq	%r13
+	popq	%r12
+	popq	%rbx
+	popq	%rbp
+	ret
+	.cfi_endproc
+	.size	ua__task_leave, . - ua__task_leave
+
+/*
+ * The host fault handler redirects a fault taken in guest code here, on
+ * the monitor stack, with the task in %rdi and its regs already saved.
+ */
+	.globl	ua__guest_fault_entry
+	.hidden	ua__guest_fault_entry
+	.type	ua__guest_fault_entry, @function
+	.p2align 4
+ua__guest_fault_entry:
+	.cfi_startproc
+	cld
+	call	ua__guest_fault
+	ud2
+	.cfi_endproc
+	.size	ua__guest_fault_entry, . - ua__guest_fault_entry
+
+	.section .note.GNU-stack, "", @progbits

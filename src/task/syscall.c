@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Syscall dispatch and the task layer's own syscalls.
+ */
+#include <errno.h>
+#include <unistd.h>
+
+#include "task_internal.h"
+
+static ua_syscall_fn table[UA_NR_MAX];
+
+int ua__syscall_register(unsigned int nr, ua_syscall_fn fn)
+{
+	if (nr >= UA_NR_MAX)
+		return -EINVAL;
+	table[nr] = fn;
+	return 0;
+}
+
+/*
+ * Entered from ua__syscall on the monitor stack.  Returns the task when
+ * guest code can resume by the fast path (RIP, RSP and RFLAGS as they were
+ * at entry: the syscall only changed general registers); otherwise leaves
+ * through ua__return_to_guest() and does not return.
+ */
+struct ua_task *ua__syscall_dispatch(struct ua_task *t)
+{
+	struct ua_pt_regs *r = &t->regs;
+	uint64_t nr = r->orig_rax, rip = r->rip, rsp = r->rsp;
+	uint64_t flags = r->eflags;
+	ua_syscall_fn fn;
+	long ret;
+
+	ua_protect_lock(t->sp);
+	t->regs_replaced = false;
+	if (t->hook && t->hook(t, r, t->hook_data)) {
+		t->regs_replaced = true;
+	} else {
+		fn = nr < UA_NR_MAX ? table[nr] : NULL;
+		ret = fn ? fn(t, r) : -ENOSYS;
+		if (!t->regs_replaced)
+			r->rax = (uint64_t)ret;
+	}
+	if (ua__exit_work_pending(t) || r->rip != rip || r->rsp != rsp ||
+	    r->eflags != flags)
+		ua__return_to_guest(t);
+	ua_protect_unlock(t->sp);
+	return t;
+}
+
+static long sys_nop(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return 0;
+}
+
+static long sys_exit(struct ua_task *t, struct ua_pt_regs *r)
+{
+	ua__task_exit(t, (int)(r->rsi & 0xff) << 8);
+}
+
+static long sys_getpid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return getpid();
+}
+
+static long sys_gettid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)r;
+	return t->tid;
+}
+
+__attribute__((constructor)) static void syscall_init(void)
+{
+	table[UA_NR_nop] = sys_nop;
+	table[UA_NR_exit] = sys_exit;
+	table[UA_NR_getpid] = sys_getpid;
+	table[UA_NR_gettid] = sys_gettid;
+}
+
+/* Guest side. */
+
+static long sys_result(long ret)
+{
+	if (ret < 0 && ret > -4096) {
+		errno = (int)-ret;
+		return -1;
+	}
+	return ret;
+}
+
+long ua_sys_nop(void)
+{
+	return sys_result(ua__syscall(UA_NR_nop, 0, 0, 0, 0, 0));
+}
+
+_Noreturn void ua_sys_exit(int status)
+{
+	ua__syscall(UA_NR_exit, status, 0, 0, 0, 0);
+	__builtin_unreachable();
+}
+
+pid_t ua_sys_getpid(void)
+{
+	return (pid_t)sys_result(ua__syscall(UA_NR_getpid, 0, 0, 0, 0, 0));
+}
+
+pid_t ua_sys_gettid(void)
+{
+	return (pid_t)sys_result(ua__syscall(UA_NR_gettid, 0, 0, 0, 0, 0));
+}

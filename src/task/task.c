@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Guest tasks: creation, running on a thread, destruction.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "task_internal.h"
+
+_Static_assert(offsetof(struct ua_task, regs) == UA_TASK_REGS, "entry.S");
+_Static_assert(offsetof(struct ua_task, mon_rsp) == UA_TASK_MON_RSP,
+	       "entry.S");
+_Static_assert(offsetof(struct ua_task, mon_saved) == UA_TASK_MON_SAVED,
+	       "entry.S");
+_Static_assert(offsetof(struct ua_pt_regs, rip) == 128, "entry.S");
+_Static_assert(sizeof(struct ua_pt_regs) == 168, "entry.S");
+
+UA_TLS struct ua_task *ua__cur_task;
+static atomic_int next_tid = 1000;
+static const struct ua_task_hooks *hooks;
+
+void ua__task_set_hooks(const struct ua_task_hooks *h)
+{
+	hooks = h;
+}
+
+/* Guest side: the first frame of every task. */
+static void task_trampoline(void (*entry)(void *), void *arg)
+{
+	entry(arg);
+	ua_sys_exit(0);
+}
+
+static int frame_mode_from_env(enum ua_frame_mode *m)
+{
+	const char *v = getenv("UA_FRAME_MODE");
+
+	*m = UA_FRAME_BLOCK;
+	if (!v || !*v || !strcmp(v, "block"))
+		return 0;
+	if (!strcmp(v, "per-access") || !strcmp(v, "per_access")) {
+		*m = UA_FRAME_PER_ACCESS;
+		return 0;
+	}
+	ua__write_str(2, "uaccess: UA_FRAME_MODE='");
+	ua__write_str(2, v);
+	ua__write_str(2, "' is not one of: block, per-access\n");
+	return -EINVAL;
+}
+
+/* Map the stack with an unmapped guard page below it. */
+static int map_stack(struct ua_task *t, size_t size)
+{
+	char *p = ua_map(t->sp, NULL, size + ua__pagesz, PROT_READ | PROT_WRITE);
+
+	if (!p)
+		return -ENOMEM;
+	ua_unmap(t->sp, p, ua__pagesz);
+	t->stack = p + ua__pagesz;
+	t->stack_size = size;
+	return 0;
+}
+
+static void init_regs(struct ua_task *t, void (*entry)(void *), void *arg)
+{
+	uintptr_t top = (uintptr_t)t->stack + t->stack_size;
+
+	memset(&t->regs, 0, sizeof(t->regs));
+	t->regs.rip = (uintptr_t)task_trampoline;
+	/* As if called: (rsp + 8) % 16 == 0 at function entry. */
+	t->regs.rsp = (top & ~(uintptr_t)15) - 8;
+	t->regs.rdi = (uintptr_t)entry;
+	t->regs.rsi = (uintptr_t)arg;
+	t->regs.eflags = 0x202;
+	t->regs.orig_rax = (uint64_t)-1;
+}
+
+struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
+			       void *arg, const struct ua_task_opts *opts)
+{
+	size_t stack = opts && opts->stack_size ? opts->stack_size :
+						  UA_TASK_DEFAULT_STACK;
+	enum ua_frame_mode mode = opts ? opts->frame_mode : UA_FRAME_DEFAULT;
+	struct ua_task *t;
+	int err = -EOPNOTSUPP;
+
+#if !defined(__x86_64__) || UA_FORCE_GENERIC_ARCH
+	goto fail;
+#endif
+	err = -EINVAL;
+	if (!sp || !entry || (unsigned)mode > UA_FRAME_PER_ACCESS ||
+	    stack < UA_TASK_MIN_STACK)
+		goto fail;
+	if (mode == UA_FRAME_DEFAULT && (err = frame_mode_from_env(&mode)))
+		goto fail;
+	err = -ENOMEM;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		goto fail;
+	t->sp = sp;
+	t->frame_mode = mode;
+	err = map_stack(t, ua__page_up(stack));
+	if (err)
+		goto free_t;
+	t->tid = atomic_fetch_add(&next_tid, 1);
+	init_regs(t, entry, arg);
+	if (hooks && hooks->create && (err = hooks->create(t)))
+		goto unmap;
+	atomic_fetch_add(&sp->tasks, 1);
+	return t;
+
+unmap:
+	ua_unmap(sp, (char *)t->stack - ua__pagesz,
+		 t->stack_size + ua__pagesz);
+free_t:
+	free(t);
+fail:
+	errno = -err;
+	return NULL;
+}
+
+void ua_task_destroy(struct ua_task *t)
+{
+	if (!t)
+		return;
+	if (t->state == UA_TASK_RUNNING) {
+		ua__write_str(2, "uaccess: ua_task_destroy: task is running; "
+				 "not destroyed\n");
+		errno = EBUSY;
+		return;
+	}
+	if (hooks && hooks->destroy)
+		hooks->destroy(t);
+	ua_unmap(t->sp, (char *)t->stack - ua__pagesz,
+		 t->stack_size + ua__pagesz);
+	atomic_fetch_sub(&t->sp->tasks, 1);
+	free(t);
+}
+
+/*
+ * A thread that runs guest code needs an alternate signal stack: a guest
+ * that smashes its stack pointer must still let the fault handler run.
+ */
+static pthread_key_t altstack_key;
+static pthread_once_t altstack_once = PTHREAD_ONCE_INIT;
+
+static void altstack_free(void *p)
+{
+	stack_t ss = { .ss_flags = SS_DISABLE };
+
+	sigaltstack(&ss, NULL);
+	free(p);
+}
+
+static void altstack_key_init(void)
+{
+	pthread_key_create(&altstack_key, altstack_free);
+}
+
+static int ensure_altstack(void)
+{
+	stack_t cur, ss;
+
+	if (sigaltstack(NULL, &cur))
+		return -errno;
+	if (!(cur.ss_flags & SS_DISABLE))
+		return 0;
+	pthread_once(&altstack_once, altstack_key_init);
+	ss.ss_size = 64 << 10;
+	ss.ss_sp = malloc(ss.ss_size);
+	ss.ss_flags = 0;
+	if (!ss.ss_sp)
+		return -ENOMEM;
+	if (sigaltstack(&ss, NULL)) {
+		free(ss.ss_sp);
+		return -errno;
+	}
+	pthread_setspecific(altstack_key, ss.ss_sp);
+	return 0;
+}
+
+int ua_task_run(struct ua_task *t)
+{
+	int err, status;
+
+	if (!t)
+		return -EINVAL;
+	if (t->state != UA_TASK_NEW || ua__cur_task)
+		return -EBUSY;
+	err = ua_init();
+	if (!err)
+		err = ensure_altstack();
+	if (err)
+		return err;
+	t->state = UA_TASK_RUNNING;
+	t->prev_space = ua_space_use(t->sp);
+	ua__cur_task = t;
+	status = ua__task_enter(t);
+	ua__cur_task = NULL;
+	ua_space_use(t->prev_space);
+	t->state = UA_TASK_DEAD;
+	return status;
+}
+
+pid_t ua_task_tid(const struct ua_task *t)
+{
+	return t->tid;
+}
+
+struct ua_space *ua_task_space(const struct ua_task *t)
+{
+	return t->sp;
+}
+
+struct ua_task *ua_current_task(void)
+{
+	return ua__cur_task;
+}
+
+struct ua_pt_regs *ua_task_regs(struct ua_task *t)
+{
+	return &t->regs;
+}
+
+void ua_task_set_syscall_hook(struct ua_task *t, ua_syscall_hook_t hook,
+			      void *data)
+{
+	t->hook = hook;
+	t->hook_data = data;
+}
+
+/* Called in monitor mode (space locked) on the monitor stack. */
+_Noreturn void ua__task_exit(struct ua_task *t, int wstatus)
+{
+	t->status = wstatus;
+	ua__task_leave(t, wstatus);
+}
+
+/*
+ * Only the bits a handler may change (the kernel's FIX_EFLAGS less RF and
+ * TF: a trap flag would single-step the host), with IF and bit 1 set.
+ */
+#define USER_EFLAGS 0x40CD5u
+
+bool ua__exit_work_pending(struct ua_task *t)
+{
+	return hooks && hooks->work_pending && hooks->work_pending(t);
+}
+
+_Noreturn void ua__return_to_guest(struct ua_task *t)
+{
+	if (hooks && hooks->exit_work)
+		hooks->exit_work(t);
+	t->regs.eflags = (t->regs.eflags & USER_EFLAGS) | 0x202;
+	if (ua_self.win_kind)
+		ua_protect_unlock_from_window(t->sp);
+	else
+		ua_protect_unlock(t->sp);
+	ua__ret_to_guest(&t->regs);
+}
+
+/*
+ * The host fault handler saw a fault while this thread ran guest code:
+ * copy the faulting context into the task and resume on the monitor stack
+ * in ua__guest_fault_entry.  Async-signal-safe: only copies.
+ */
+static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
+{
+	struct ua_task *t = ua__cur_task;
+	greg_t *g = uc->uc_mcontext.gregs;
+	static UA_TLS siginfo_t fault_info;
+
+	if (!t || ua_self.guest_space != t->sp)
+		return false;
+	t->regs = (struct ua_pt_regs){
+		.r15 = g[REG_R15], .r14 = g[REG_R14], .r13 = g[REG_R13],
+		.r12 = g[REG_R12], .rbp = g[REG_RBP], .rbx = g[REG_RBX],
+		.r11 = g[REG_R11], .r10 = g[REG_R10], .r9 = g[REG_R9],
+		.r8 = g[REG_R8], .rax = g[REG_RAX], .rcx = g[REG_RCX],
+		.rdx = g[REG_RDX], .rsi = g[REG_RSI], .rdi = g[REG_RDI],
+		.orig_rax = (uint64_t)-1, .rip = g[REG_RIP],
+		.eflags = g[REG_EFL], .rsp = g[REG_RSP],
+	};
+	fault_info = *info;
+	fault_info.si_signo = sig;
+	g[REG_RIP] = (greg_t)ua__guest_fault_entry;
+	g[REG_RSP] = (greg_t)t->mon_rsp;
+	g[REG_RDI] = (greg_t)t;
+	g[REG_RSI] = (greg_t)&fault_info;
+	return true;
+}
+
+/* Entered from ua__guest_fault_entry on the monitor stack. */
+_Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *info)
+{
+	ua_protect_lock(t->sp);
+	if (hooks && hooks->guest_fault && hooks->guest_fault(t, info->si_signo,
+							      info))
+		ua__return_to_guest(t);
+	/* No signal layer, or it cannot deliver: the default action. */
+	ua__task_exit(t, info->si_signo | 0x80);
+}
+
+extern bool (*ua__guest_fault_hook)(int sig, siginfo_t *info,
+				    ucontext_t *uc);
+
+__attribute__((constructor)) static void task_init(void)
+{
+	ua__guest_fault_hook = guest_fault_hook;
+}

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Task internals shared with the assembly entry code (offsets checked by
+ * static asserts in task.c) and with the signal layer above.
+ */
+#ifndef UA_TASK_INTERNAL_H
+#define UA_TASK_INTERNAL_H
+
+#include <signal.h>
+#include <ucontext.h>
+
+#include <uaccess/task.h>
+
+#include "../internal.h"
+
+/* Offsets used by src/arch/x86_64/entry.S. */
+#define UA_TASK_REGS 0
+#define UA_TASK_MON_RSP 168
+#define UA_TASK_MON_SAVED 176
+
+enum ua_task_state { UA_TASK_NEW, UA_TASK_RUNNING, UA_TASK_DEAD };
+
+struct ua_task {
+	struct ua_pt_regs regs;  /* must stay first: entry.S */
+	uintptr_t mon_rsp;       /* monitor stack for syscalls */
+	uintptr_t mon_saved;     /* ua_task_run's saved context */
+	struct ua_space *sp;
+	enum ua_task_state state;
+	pid_t tid;
+	int status;              /* wait status once dead */
+	enum ua_frame_mode frame_mode;
+	void *stack;             /* lowest mapped byte of the guest stack */
+	size_t stack_size;
+	/* Set by a syscall that replaced the whole register state. */
+	bool regs_replaced;
+	ua_syscall_hook_t hook;
+	void *hook_data;
+	struct ua_space *prev_space; /* the thread's current space before run */
+	void *sig;               /* the signal layer's per-task state */
+};
+
+/* What the signal layer plugs into the task layer. */
+struct ua_task_hooks {
+	int (*create)(struct ua_task *t);
+	void (*destroy)(struct ua_task *t);
+	/* Is there work for the way back (a deliverable signal)?  Cheap:
+	 * runs on every syscall exit. */
+	bool (*work_pending)(struct ua_task *t);
+	/* The work itself, on the full exit path; may rewrite regs and
+	 * leave a window open to be folded into the unlock. */
+	void (*exit_work)(struct ua_task *t);
+	/* A host fault taken in guest code: the task's regs hold the
+	 * faulting context.  Returns false when the task must die. */
+	bool (*guest_fault)(struct ua_task *t, int sig, const siginfo_t *info);
+};
+
+typedef long (*ua_syscall_fn)(struct ua_task *t, struct ua_pt_regs *regs);
+
+UA_HIDDEN void ua__task_set_hooks(const struct ua_task_hooks *h);
+UA_HIDDEN int ua__syscall_register(unsigned int nr, ua_syscall_fn fn);
+/* End the running task with a wait status; does not return. */
+UA_HIDDEN _Noreturn void ua__task_exit(struct ua_task *t, int wstatus);
+UA_HIDDEN bool ua__exit_work_pending(struct ua_task *t);
+/* Exit work, unlock (folded when a window is open), resume guest code. */
+UA_HIDDEN _Noreturn void ua__return_to_guest(struct ua_task *t);
+
+extern UA_TLS struct ua_task *ua__cur_task;
+
+/* src/arch/x86_64/entry.S */
+UA_HIDDEN int ua__task_enter(struct ua_task *t);
+UA_HIDDEN _Noreturn void ua__task_leave(struct ua_task *t, int status);
+UA_HIDDEN _Noreturn void ua__ret_to_guest(struct ua_pt_regs *regs);
+UA_HIDDEN void ua__guest_fault_entry(void);
+
+#endif /* UA_TASK_INTERNAL_H */
