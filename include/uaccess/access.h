@@ -78,7 +78,8 @@ UA_EXPORT int ua__put_user(unsigned long v, void *ptr, size_t size);
  * @n: bytes to copy
  *
  * On a fault the uncopied tail of @to is zero-filled; when the range check
- * fails all of @to is zeroed.
+ * fails all of @to is zeroed.  As the kernel's check_copy_size(), an @n
+ * above INT_MAX is refused with @to left untouched.
  *
  * Return: the number of bytes NOT copied (0 on success), exact.
  */
@@ -90,6 +91,8 @@ UA_EXPORT UA_MUST_CHECK size_t ua_copy_from_user(void *to,
  * @to: guest destination
  * @from: monitor source
  * @n: bytes to copy
+ *
+ * An @n above INT_MAX is refused (nothing written), as in the kernel.
  *
  * Return: the number of bytes NOT copied, exact; the copied prefix stays.
  */

@@ -6,6 +6,7 @@
  * routines, with byte counts that are exact at every fault offset.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include "../internal.h"
@@ -62,12 +63,23 @@ fault:
 	return -EFAULT;
 }
 
+/*
+ * The kernel's check_copy_size() refuses n > INT_MAX before anything else
+ * and leaves the destination alone: such an n is a length computed from
+ * guest input (or one that wraps), and zero-filling it would run the memset
+ * far past the monitor's buffer.
+ */
+static inline bool copy_size_bad(size_t n)
+{
+	return ua_unlikely(n > INT_MAX);
+}
+
 size_t ua_copy_from_user(void *to, const void *from, size_t n)
 {
 	size_t left;
 
-	if (!n)
-		return 0;
+	if (!n || copy_size_bad(n))
+		return n;
 	if (!ua_user_read_access_begin(from, n)) {
 		memset(to, 0, n);
 		return n;
@@ -83,8 +95,8 @@ size_t ua_copy_to_user(void *to, const void *from, size_t n)
 {
 	size_t left;
 
-	if (!n)
-		return 0;
+	if (!n || copy_size_bad(n))
+		return n;
 	if (!ua_user_write_access_begin(to, n))
 		return n;
 	left = ua__raw_copy(to, from, n);
