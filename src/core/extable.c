@@ -6,7 +6,9 @@
  * its offsets point at).  Lookup is a binary search per object, lock-free:
  * a table is published with one release store and never freed while the
  * process lives, so a fault handler that races with dlclose() still reads
- * valid memory.
+ * valid memory.  A module that is loaded again at the same address with the
+ * same table gets its old decoded table back, so dlopen/dlclose cycles do
+ * not grow memory without bound.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -22,13 +24,14 @@ struct abs_entry {
 
 struct table {
 	const struct ua_extable_entry *key; /* the object's section start */
+	struct table *next_retired;         /* under tables_lock */
 	size_t n;
 	uintptr_t lo, hi; /* first and last insn */
 	struct abs_entry e[];
 };
 
 static _Atomic(struct table *) tables[UA_MAX_TABLES];
-static struct table *retired[UA_MAX_TABLES];
+static struct table *retired; /* unregistered tables, kept reachable */
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int cmp_entry(const void *a, const void *b)
@@ -47,6 +50,7 @@ static struct table *decode(const struct ua_extable_entry *start,
 	if (!t)
 		return NULL;
 	t->key = start;
+	t->next_retired = NULL;
 	t->n = n;
 	for (size_t i = 0; i < n; i++) {
 		const struct ua_extable_entry *x = &start[i];
@@ -58,6 +62,35 @@ static struct table *decode(const struct ua_extable_entry *start,
 	qsort(t->e, n, sizeof(t->e[0]), cmp_entry);
 	t->lo = t->e[0].insn;
 	t->hi = t->e[n - 1].insn;
+	return t;
+}
+
+static bool same_table(const struct table *a, const struct table *b)
+{
+	if (a->key != b->key || a->n != b->n)
+		return false;
+	for (size_t i = 0; i < a->n; i++) {
+		if (a->e[i].insn != b->e[i].insn ||
+		    a->e[i].fixup != b->e[i].fixup ||
+		    a->e[i].type != b->e[i].type)
+			return false;
+	}
+	return true;
+}
+
+/* Called with tables_lock held: swap a fresh table for an identical old one. */
+static struct table *reuse_retired(struct table *t)
+{
+	for (struct table **pp = &retired; *pp; pp = &(*pp)->next_retired) {
+		struct table *old = *pp;
+
+		if (!same_table(old, t))
+			continue;
+		*pp = old->next_retired;
+		old->next_retired = NULL;
+		free(t);
+		return old;
+	}
 	return t;
 }
 
@@ -85,6 +118,7 @@ int ua_extable_register(const struct ua_extable_entry *start,
 	t = decode(start, end);
 	if (!t)
 		goto out;
+	t = reuse_retired(t);
 	atomic_store_explicit(&tables[free_slot], t, memory_order_release);
 	ret = 0;
 out:
@@ -102,12 +136,8 @@ void ua_extable_unregister(const struct ua_extable_entry *start)
 			continue;
 		atomic_store_explicit(&tables[i], NULL, memory_order_release);
 		/* A handler may still be reading it: keep it, reachable. */
-		for (int j = 0; j < UA_MAX_TABLES; j++) {
-			if (!retired[j]) {
-				retired[j] = cur;
-				break;
-			}
-		}
+		cur->next_retired = retired;
+		retired = cur;
 		break;
 	}
 	pthread_mutex_unlock(&tables_lock);

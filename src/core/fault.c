@@ -99,9 +99,27 @@ static bool is_violation(struct ua_space **spp, siginfo_t *info)
 	return true;
 }
 
-bool ua_handle_fault(int sig, siginfo_t *info, void *ucontext)
+/* Portable arch: a primitive faulted; resume at its recovery point. */
+static void __attribute__((noreturn)) recover_generic(int sig)
 {
-	ucontext_t *uc = ucontext;
+	void *jb = ua_self.recover;
+	sigset_t s;
+
+	ua_self.recover = NULL;
+	/*
+	 * The point was saved without the signal mask (a syscall per access
+	 * would be too dear), so unblock the signal here: a handler installed
+	 * without SA_NODEFER that calls ua_handle_fault() would otherwise
+	 * leave it blocked, and the next fault would kill the process.
+	 */
+	sigemptyset(&s);
+	sigaddset(&s, sig);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	siglongjmp(*(sigjmp_buf *)jb, 1);
+}
+
+static bool handle_fault(int sig, siginfo_t *info, ucontext_t *uc)
+{
 	struct ua_space *sp;
 	uintptr_t fixup;
 
@@ -110,12 +128,8 @@ bool ua_handle_fault(int sig, siginfo_t *info, void *ucontext)
 	/* Only faults the CPU raised; a kill(SIGSEGV) has no faulting PC. */
 	if (info->si_code <= 0)
 		return false;
-	if (ua_self.recover) {
-		void *jb = ua_self.recover;
-
-		ua_self.recover = NULL;
-		siglongjmp(*(sigjmp_buf *)jb, 1);
-	}
+	if (ua_self.recover)
+		recover_generic(sig);
 	if (ua_extable_search(uc_pc(uc), &fixup)) {
 		uc_set_pc(uc, fixup);
 		ua_self.stats.fixups++;
@@ -129,29 +143,65 @@ bool ua_handle_fault(int sig, siginfo_t *info, void *ucontext)
 	return false;
 }
 
-/* Pass a fault that is not ours to the disposition installed before us. */
-static void chain(int sig, siginfo_t *info, void *uc)
+bool ua_handle_fault(int sig, siginfo_t *info, void *ucontext)
 {
-	const struct sigaction *old = &old_action[sig == SIGBUS];
+	int saved = errno;
+	bool ret = handle_fault(sig, info, ucontext);
 
-	if (old->sa_flags & SA_SIGINFO) {
-		old->sa_sigaction(sig, info, uc);
-		return;
-	}
+	errno = saved;
+	return ret;
+}
+
+/*
+ * The kernel's default action for a signal that is not caught.  A CPU
+ * fault cannot be ignored (force_sig_fault() resets an ignored or blocked
+ * SIGSEGV to SIG_DFL), so SIG_IGN only discards a signal that was sent.
+ * The signal is raised again rather than left to re-fault on return: a
+ * fault-like si_code can also come from rt_sigqueueinfo() to oneself, and
+ * that would never fault again.  It is blocked here (we are its handler),
+ * so it is taken, with the default action, as soon as we return.
+ */
+static void default_action(int sig, const siginfo_t *info,
+			   const struct sigaction *old)
+{
 	if (old->sa_handler == SIG_IGN && info->si_code <= 0)
 		return;
-	if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN) {
-		/*
-		 * A CPU fault cannot be ignored (the kernel forces it): take
-		 * the default action.  Returning re-executes the faulting
-		 * instruction under SIG_DFL; a sent signal is raised again.
-		 */
-		signal(sig, SIG_DFL);
-		if (info->si_code <= 0)
-			raise(sig);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/*
+ * Pass a fault that is not ours to the disposition installed before us, as
+ * the kernel would have delivered it: SIG_DFL and SIG_IGN compared first
+ * whatever the flags say, the handler run with its own sa_mask added and
+ * the signal blocked unless SA_NODEFER, SA_RESETHAND honoured.
+ */
+static void chain(int sig, siginfo_t *info, void *uc)
+{
+	struct sigaction *slot = &old_action[sig == SIGBUS];
+	struct sigaction old = *slot;
+	sigset_t mask, prev;
+
+	if (old.sa_handler == SIG_DFL || old.sa_handler == SIG_IGN) {
+		default_action(sig, info, &old);
 		return;
 	}
-	old->sa_handler(sig);
+	if (old.sa_flags & SA_RESETHAND) {
+		slot->sa_handler = SIG_DFL;
+		slot->sa_flags = 0;
+	}
+	mask = old.sa_mask;
+	pthread_sigmask(SIG_BLOCK, &mask, &prev);
+	if (old.sa_flags & SA_NODEFER) {
+		sigemptyset(&mask);
+		sigaddset(&mask, sig);
+		pthread_sigmask(SIG_UNBLOCK, &mask, NULL);
+	}
+	if (old.sa_flags & SA_SIGINFO)
+		old.sa_sigaction(sig, info, uc);
+	else
+		old.sa_handler(sig);
+	pthread_sigmask(SIG_SETMASK, &prev, NULL);
 }
 
 static void fault_handler(int sig, siginfo_t *info, void *uc)
