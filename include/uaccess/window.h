@@ -127,25 +127,56 @@ UA_END_DECLS
 		goto label;                                                \
 	} while (0)
 
-/* Copy a constant-size block in 8/4/2/1-byte moves; unrolled by the compiler. */
-#define ua__copy_in_chunks(dst, src, n, type, op, label)                     \
+/* One move of a type at a constant offset: a load or a store with a fixup. */
+#define ua__copy_chunk(dst, src, off, type, is_get, label)                   \
 	do {                                                                 \
-		while ((n) >= sizeof(type)) {                                \
+		if (is_get) {                                                \
 			unsigned long __ua_cv;                               \
-			if (op) {                                            \
-				ua__arch_get(__ua_cv, (const type *)(src),   \
-					     label);                         \
-				memcpy((dst), &(type){ (type)__ua_cv },      \
-				       sizeof(type));                        \
-			} else {                                             \
-				type __ua_ct;                                \
-				memcpy(&__ua_ct, (src), sizeof(type));       \
-				ua__arch_put(__ua_ct, (type *)(dst), label); \
-			}                                                    \
-			(dst) += sizeof(type);                               \
-			(src) += sizeof(type);                               \
-			(n) -= sizeof(type);                                 \
+			type __ua_ct;                                        \
+			ua__arch_get(__ua_cv, (const type *)((src) + (off)), \
+				     label);                                 \
+			__ua_ct = (type)__ua_cv;                             \
+			memcpy((dst) + (off), &__ua_ct, sizeof(type));       \
+		} else {                                                     \
+			type __ua_ct;                                        \
+			memcpy(&__ua_ct, (src) + (off), sizeof(type));       \
+			ua__arch_put(__ua_ct, (type *)((dst) + (off)), label); \
 		}                                                            \
+	} while (0)
+
+/*
+ * A constant-size block of at most 64 bytes as 8/4/2/1-byte moves at
+ * constant offsets.  Every condition folds at compile time; written
+ * without loops because GCC 12 warns (-Wstringop-overflow) about the
+ * leftover copies of an unrolled loop that cannot run.
+ */
+#define ua__copy_const(dst, src, n, is_get, label)                          \
+	do {                                                                \
+		if ((n) >= 8)                                               \
+			ua__copy_chunk(dst, src, 0, uint64_t, is_get, label); \
+		if ((n) >= 16)                                              \
+			ua__copy_chunk(dst, src, 8, uint64_t, is_get, label); \
+		if ((n) >= 24)                                              \
+			ua__copy_chunk(dst, src, 16, uint64_t, is_get, label); \
+		if ((n) >= 32)                                              \
+			ua__copy_chunk(dst, src, 24, uint64_t, is_get, label); \
+		if ((n) >= 40)                                              \
+			ua__copy_chunk(dst, src, 32, uint64_t, is_get, label); \
+		if ((n) >= 48)                                              \
+			ua__copy_chunk(dst, src, 40, uint64_t, is_get, label); \
+		if ((n) >= 56)                                              \
+			ua__copy_chunk(dst, src, 48, uint64_t, is_get, label); \
+		if ((n) >= 64)                                              \
+			ua__copy_chunk(dst, src, 56, uint64_t, is_get, label); \
+		if ((n) & 4)                                                \
+			ua__copy_chunk(dst, src, (n) & ~(size_t)7, uint32_t, \
+				       is_get, label);                      \
+		if ((n) & 2)                                                \
+			ua__copy_chunk(dst, src, (n) & ~(size_t)3, uint16_t, \
+				       is_get, label);                      \
+		if ((n) & 1)                                                \
+			ua__copy_chunk(dst, src, (n) & ~(size_t)1, uint8_t, \
+				       is_get, label);                      \
 	} while (0)
 
 #define ua__unsafe_copy(to, from, n, label, is_get, kind, uptr)            \
@@ -156,14 +187,8 @@ UA_END_DECLS
 		size_t __ua_n = (n);                                       \
 		UA__CHECK((uptr), __ua_n, (kind));                         \
 		if (__builtin_constant_p(__ua_n) && __ua_n <= 64) {        \
-			ua__copy_in_chunks(__ua_d, __ua_s, __ua_n, uint64_t, \
-					   is_get, __ua_fault);            \
-			ua__copy_in_chunks(__ua_d, __ua_s, __ua_n, uint32_t, \
-					   is_get, __ua_fault);            \
-			ua__copy_in_chunks(__ua_d, __ua_s, __ua_n, uint16_t, \
-					   is_get, __ua_fault);            \
-			ua__copy_in_chunks(__ua_d, __ua_s, __ua_n, uint8_t, \
-					   is_get, __ua_fault);            \
+			ua__copy_const(__ua_d, __ua_s, __ua_n, is_get,     \
+				       __ua_fault);                        \
 		} else if (ua__raw_copy(__ua_d, __ua_s, __ua_n)) {         \
 			goto __ua_fault;                                   \
 		}                                                          \
