@@ -19,5 +19,6 @@
 #include <uaccess/fault.h>
 #include <uaccess/protect.h>
 #include <uaccess/task.h>
+#include <uaccess/signal.h>
 
 #endif /* UACCESS_H */

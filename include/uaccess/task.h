@@ -138,6 +138,7 @@ enum ua_syscall_nr {
 	UA_NR_sigaltstack,
 	UA_NR_swapcontext,
 	UA_NR_pause,
+	UA_NR_futex_wait,
 	UA_NR_MAX = 64,
 };
 

@@ -105,3 +105,23 @@ void ua__window_check(const void *p, size_t n, int kind, const char *file,
 			ua_self.win_file ? ua_self.win_file : "?",
 			ua_self.win_line);
 }
+
+/*
+ * Widen the open window's range to cover [ptr, ptr+len) too, after the
+ * same range check begin does.  No protection switch: every backend opens
+ * the whole space, the range only feeds the debug checks.  For frames
+ * whose parts are found while reading them (rt_sigreturn's fpstate).
+ */
+bool ua__window_extend(const void *ptr, size_t len)
+{
+	uintptr_t lo = (uintptr_t)ptr, hi = lo + len;
+
+	if (!ua_self.win_kind || ua_self.win_space != ua_self.cur ||
+	    !ua_access_ok(ptr, len))
+		return false;
+	if (lo < ua_self.win_lo)
+		ua_self.win_lo = lo;
+	if (hi > ua_self.win_hi)
+		ua_self.win_hi = hi;
+	return true;
+}

@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
  * The protection layer: choosing a backend and driving it through the
- * per-thread modes (locked, read/write/rw window, guest).  Every mode
- * change is one protection switch in ua_stats, whatever the backend does.
+ * per-thread modes of a space (locked, read/write/rw window, guest).
+ * Every mode change is one protection switch in ua_stats, whatever the
+ * backend does.
+ *
+ * A signal handler may open a window of its own (the nofault accessors)
+ * on the thread it interrupted, so the thread's bookkeeping and the
+ * backend's state must agree whenever a handler can look: each transition
+ * below orders its steps so that a handler arriving in between sees
+ * either a window (and refuses to open another) or monitor mode with the
+ * backend's counts untouched.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../internal.h"
+#include "pkru.h"
 
 const char *ua_protect_name(enum ua_protect p)
 {
@@ -31,7 +39,7 @@ static const struct ua_protect_ops *ops_of(enum ua_protect p)
 	}
 }
 
-/* UA_PROTECT from the environment: AUTO when unset or "auto". */
+/* UA_PROTECT from the environment: AUTO when unset, empty or "auto". */
 static int protect_from_env(enum ua_protect *p)
 {
 	const char *v = getenv("UA_PROTECT");
@@ -77,8 +85,8 @@ const struct ua_protect_ops *ua__protect_select(enum ua_protect p, int *err)
 	return ops_of(p);
 }
 
-/* The mode the calling thread has on sp. */
-static int mode_of(const struct ua_space *sp)
+/* The mode the calling thread has on sp: a window wins over guest mode. */
+int ua__protect_mode(const struct ua_space *sp)
 {
 	if (ua_self.win_kind && ua_self.win_space == sp)
 		return ua_self.win_kind;
@@ -87,10 +95,40 @@ static int mode_of(const struct ua_space *sp)
 	return UA_MODE_LOCKED;
 }
 
-void ua__protect_switch(struct ua_space *sp, int from, int to)
+/*
+ * Count one switch and make the backend match the thread's new mode.
+ * pkey is inline here (RDPKRU, and WRPKRU when the bits change): no call
+ * per switch; only mprotect, a syscall anyway, goes through the ops.
+ */
+static inline void protect_switch(struct ua_space *sp, int from, int to)
 {
 	ua_self.stats.switches++;
-	sp->ops->switch_mode(sp, from, to);
+	atomic_signal_fence(memory_order_seq_cst);
+	switch (sp->ops->kind) {
+	case UA_PROTECT_PKEY:
+		ua__pkru_set_mode(sp->pkey, to);
+		break;
+	case UA_PROTECT_MPROTECT:
+		sp->ops->switch_mode(sp, from, to);
+		break;
+	default:
+		break;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+/*
+ * Can a window be opened now?  Not while one is open: that is a nested
+ * begin (a bug the debug build reports) or a signal handler that
+ * interrupted a window on its thread; opening a second one would lose the
+ * first.  Not under mprotect from a handler that interrupted its thread
+ * holding a space lock: the backend takes that lock.
+ */
+static bool window_allowed(const struct ua_space *sp)
+{
+	if (ua_self.win_kind)
+		return false;
+	return sp->ops->kind != UA_PROTECT_MPROTECT || !ua_self.space_locks;
 }
 
 bool ua__protect_window_open(int kind, const void *ptr, size_t len)
@@ -98,16 +136,17 @@ bool ua__protect_window_open(int kind, const void *ptr, size_t len)
 	struct ua_space *sp = ua_self.cur;
 	int from;
 
-	if (!ua_access_ok(ptr, len))
+	if (!ua_access_ok(ptr, len) || !window_allowed(sp))
 		return false;
-	from = mode_of(sp);
-	ua_self.win_kind = kind;
+	from = ua__protect_mode(sp);
+	/* Bookkeeping first: a handler arriving now sees the window. */
 	ua_self.win_space = sp;
 	ua_self.win_lo = (uintptr_t)ptr;
 	ua_self.win_hi = (uintptr_t)ptr + len;
 	ua_self.win_file = NULL;
+	ua_self.win_kind = kind;
 	ua_self.stats.windows++;
-	ua__protect_switch(sp, from, kind);
+	protect_switch(sp, from, kind);
 	return true;
 }
 
@@ -119,45 +158,110 @@ void ua__protect_window_close(int kind)
 	(void)kind;
 	if (!from)
 		return;
-	ua_self.win_kind = 0;
+	/* The switch first: until the window is forgotten, handlers refuse. */
+	protect_switch(sp, from,
+		       ua_self.guest_space == sp ? UA_MODE_GUEST :
+						   UA_MODE_LOCKED);
 	ua_self.win_space = NULL;
-	ua__protect_switch(sp, from, mode_of(sp));
+	ua_self.win_kind = 0;
+}
+
+static const char *kind_name(int kind)
+{
+	return kind == UA_WIN_READ ? "read" :
+	       kind == UA_WIN_WRITE ? "write" :
+				      "read-write";
+}
+
+/*
+ * pkey: PKRU is monitor state.  Guest mode gets the monitor's PKRU with
+ * the space's key opened, and syscall entry puts the monitor's PKRU back
+ * whole: whatever guest code (or the init PKRU of a signal handler the
+ * lock runs in) did to other keys does not leak into monitor mode.
+ */
+static void pkey_enter_guest(struct ua_space *sp)
+{
+	uint32_t cur = ua__rdpkru();
+
+	ua_self.pkru_monitor = ua__pkru_with(cur, sp->pkey, UA_MODE_LOCKED);
+	ua_self.stats.switches++;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (ua__pkru_with(cur, sp->pkey, UA_MODE_GUEST) != cur)
+		ua__wrpkru(ua__pkru_with(cur, sp->pkey, UA_MODE_GUEST));
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static void pkey_leave_guest(void)
+{
+	uint32_t v = ua_self.pkru_monitor;
+	const struct ua_space *w = ua_self.win_space;
+
+	/* A window opened in guest mode (on any space) stays open. */
+	if (ua_self.win_kind && w->ops->kind == UA_PROTECT_PKEY)
+		v = ua__pkru_with(v, w->pkey, ua_self.win_kind);
+	ua_self.stats.switches++;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (ua__rdpkru() != v)
+		ua__wrpkru(v);
+	atomic_signal_fence(memory_order_seq_cst);
 }
 
 void ua_protect_lock(struct ua_space *sp)
 {
+	int from;
+
+	if (ua_self.guest_space != sp)
+		ua__die("ua_protect_lock: the thread is not in guest mode on "
+			"this space (lock without a matching unlock)");
+	from = ua__protect_mode(sp);
+	/* Bookkeeping first: a handler arriving now sees monitor mode. */
 	ua_self.guest_space = NULL;
-	ua__protect_switch(sp, UA_MODE_GUEST, UA_MODE_LOCKED);
+	if (sp->ops->kind == UA_PROTECT_PKEY)
+		pkey_leave_guest();
+	else
+		protect_switch(sp, from, ua__protect_mode(sp));
 }
 
-static void check_no_window(const char *what)
+/* Guest mode on sp from monitor mode, from = the thread's mode on sp. */
+static void enter_guest(struct ua_space *sp, int from)
 {
-	if (UA_DEBUG_WINDOWS && ua_self.win_kind)
-		ua__die("%s: a %s window opened at %s:%d is still open on the "
-			"way back to guest mode",
-			what, ua_self.win_kind == UA_WIN_READ ? "read" : "write",
-			ua_self.win_file ? ua_self.win_file : "?",
-			ua_self.win_line);
+	if (sp->ops->kind == UA_PROTECT_PKEY)
+		pkey_enter_guest(sp);
+	else
+		protect_switch(sp, from, UA_MODE_GUEST);
+	/* The switch first: until guest mode shows, handlers see the old mode. */
+	ua_self.win_space = NULL;
+	ua_self.win_kind = 0;
+	ua_self.guest_space = sp;
 }
 
 void ua_protect_unlock(struct ua_space *sp)
 {
-	check_no_window("ua_protect_unlock");
-	ua__protect_switch(sp, UA_MODE_LOCKED, UA_MODE_GUEST);
-	ua_self.guest_space = sp;
+	int from;
+
+	if (ua_self.guest_space)
+		ua__die("ua_protect_unlock: the thread is already in guest mode "
+			"(unlock without a matching lock)");
+	if (ua_self.win_kind && (UA_DEBUG_WINDOWS || ua_self.win_space != sp))
+		ua__die("ua_protect_unlock: a %s window opened at %s:%d is "
+			"still open on the way back to guest mode",
+			kind_name(ua_self.win_kind),
+			ua_self.win_file ? ua_self.win_file : "?",
+			ua_self.win_line);
+	/* Release builds fold a forgotten window on sp into the unlock. */
+	from = ua__protect_mode(sp);
+	enter_guest(sp, from);
 }
 
 void ua_protect_unlock_from_window(struct ua_space *sp)
 {
-	int from = ua_self.win_kind;
-
-	if (!from || ua_self.win_space != sp)
+	if (ua_self.guest_space)
+		ua__die("ua_protect_unlock_from_window: the thread is already "
+			"in guest mode");
+	if (!ua_self.win_kind || ua_self.win_space != sp)
 		ua__die("ua_protect_unlock_from_window: no window open on the "
 			"space");
-	ua_self.win_kind = 0;
-	ua_self.win_space = NULL;
-	ua__protect_switch(sp, from, UA_MODE_GUEST);
-	ua_self.guest_space = sp;
+	enter_guest(sp, ua_self.win_kind);
 }
 
 bool ua_protect_available(enum ua_protect p, const char **why)
@@ -166,6 +270,7 @@ bool ua_protect_available(enum ua_protect p, const char **why)
 
 	if (!why)
 		why = &dummy;
+	*why = NULL;
 	switch (p) {
 	case UA_PROTECT_NONE:
 	case UA_PROTECT_MPROTECT:
@@ -173,7 +278,59 @@ bool ua_protect_available(enum ua_protect p, const char **why)
 	case UA_PROTECT_PKEY:
 		return ua__pkey_available(why);
 	default:
-		*why = "not a backend";
+		*why = "not a backend (auto picks one; see ua_space_protect())";
 		return false;
 	}
+}
+
+int ua__protect_probe(const void *addr)
+{
+	const uint8_t *p = addr;
+	uint64_t fixups = ua_self.stats.fixups;
+	unsigned long v;
+	int ok = 0;
+
+	ua__ensure_init();
+	ua_self.probing = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	ua__arch_get(v, p, out);
+	ok |= UA_WIN_READ;
+	/* Store back what was read: a write probe must not change memory. */
+	ua__arch_put(v, (uint8_t *)p, out);
+	ok |= UA_WIN_WRITE;
+out:
+	atomic_signal_fence(memory_order_seq_cst);
+	ua_self.probing = false;
+	ua_self.stats.fixups = fixups;
+	return ok;
+}
+
+/*
+ * Syscall entry folded into the syscall's first window (DESIGN.md §5): a
+ * syscall that opens a window first thing (rt_sigreturn in block mode)
+ * goes from guest mode straight into that window in one switch instead of
+ * locking and then opening.  Under pkey the monitor's PKRU comes back whole
+ * with only the window's key bits changed, as on a plain lock.  Returns
+ * false, with nothing changed, when the thread is not in guest mode on its
+ * current space, a window is open, or the range is not in the space.
+ */
+bool ua__protect_lock_to_window(int kind, const void *ptr, size_t len)
+{
+	struct ua_space *sp = ua_self.cur;
+
+	if (!sp || ua_self.guest_space != sp || ua_self.win_kind ||
+	    !ua_access_ok(ptr, len))
+		return false;
+	ua_self.win_space = sp;
+	ua_self.win_lo = (uintptr_t)ptr;
+	ua_self.win_hi = (uintptr_t)ptr + len;
+	ua_self.win_file = NULL;
+	ua_self.win_kind = kind;
+	ua_self.stats.windows++;
+	ua_self.guest_space = NULL;
+	if (sp->ops->kind == UA_PROTECT_PKEY)
+		pkey_leave_guest();
+	else
+		protect_switch(sp, UA_MODE_GUEST, kind);
+	return true;
 }

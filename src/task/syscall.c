@@ -8,12 +8,14 @@
 #include "task_internal.h"
 
 static ua_syscall_fn table[UA_NR_MAX];
+static int table_flags[UA_NR_MAX];
 
-int ua__syscall_register(unsigned int nr, ua_syscall_fn fn)
+int ua__syscall_register(unsigned int nr, ua_syscall_fn fn, int flags)
 {
 	if (nr >= UA_NR_MAX)
 		return -EINVAL;
 	table[nr] = fn;
+	table_flags[nr] = flags;
 	return 0;
 }
 
@@ -31,20 +33,33 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	ua_syscall_fn fn;
 	long ret;
 
-	ua_protect_lock(t->sp);
+	ua__guest_task = NULL;
+	fn = nr < UA_NR_MAX ? table[nr] : NULL;
+	/*
+	 * Block-mode syscalls that open a window first thing fold the entry
+	 * lock into it (ua__protect_lock_to_window): one switch, not two.
+	 */
+	t->entry_unlocked = fn && !t->hook && (table_flags[nr] & UA_SYSCALL_ENTRY_FOLD) &&
+			    t->frame_mode == UA_FRAME_BLOCK;
+	if (!t->entry_unlocked)
+		ua_protect_lock(t->sp);
 	t->regs_replaced = false;
 	if (t->hook && t->hook(t, r, t->hook_data)) {
 		t->regs_replaced = true;
 	} else {
-		fn = nr < UA_NR_MAX ? table[nr] : NULL;
 		ret = fn ? fn(t, r) : -ENOSYS;
 		if (!t->regs_replaced)
 			r->rax = (uint64_t)ret;
 	}
+	/* A folded entry whose window never opened still has to lock. */
+	if (t->entry_unlocked && ua_self.guest_space == t->sp)
+		ua_protect_lock(t->sp);
+	t->entry_unlocked = false;
 	if (ua__exit_work_pending(t) || r->rip != rip || r->rsp != rsp ||
 	    r->eflags != flags)
 		ua__return_to_guest(t);
 	ua_protect_unlock(t->sp);
+	ua__guest_task = t;
 	return t;
 }
 

@@ -12,6 +12,18 @@
 
 #include "task_internal.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+#define UA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UA_ASAN 1
+#endif
+#endif
+#ifdef UA_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
 _Static_assert(offsetof(struct ua_task, regs) == UA_TASK_REGS, "entry.S");
 _Static_assert(offsetof(struct ua_task, mon_rsp) == UA_TASK_MON_RSP,
 	       "entry.S");
@@ -21,6 +33,7 @@ _Static_assert(offsetof(struct ua_pt_regs, rip) == 128, "entry.S");
 _Static_assert(sizeof(struct ua_pt_regs) == 168, "entry.S");
 
 UA_TLS struct ua_task *ua__cur_task;
+UA_TLS struct ua_task *ua__guest_task;
 static atomic_int next_tid = 1000;
 static const struct ua_task_hooks *hooks;
 
@@ -53,7 +66,12 @@ static int frame_mode_from_env(enum ua_frame_mode *m)
 	return -EINVAL;
 }
 
-/* Map the stack with an unmapped guard page below it. */
+/*
+ * Map the stack with an inaccessible guard page below it.  The guard stays
+ * mapped (PROT_NONE) rather than unmapped: a later ua_map() without an
+ * address takes the first gap, and would otherwise put guest memory right
+ * where an overflowing stack must fault.
+ */
 static int map_stack(struct ua_task *t, size_t size)
 {
 	char *p = ua_map(t->sp, NULL, size + ua__pagesz, PROT_READ | PROT_WRITE);
@@ -61,6 +79,11 @@ static int map_stack(struct ua_task *t, size_t size)
 	if (!p)
 		return -ENOMEM;
 	ua_unmap(t->sp, p, ua__pagesz);
+	if (ua_map(t->sp, p, ua__pagesz, PROT_NONE) != p) {
+		/* Another thread mapped into the gap meanwhile. */
+		ua_unmap(t->sp, p + ua__pagesz, size);
+		return -ENOMEM;
+	}
 	t->stack = p + ua__pagesz;
 	t->stack_size = size;
 	return 0;
@@ -99,6 +122,9 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 	if (mode == UA_FRAME_DEFAULT && (err = frame_mode_from_env(&mode)))
 		goto fail;
 	err = -ENOMEM;
+	/* Also keeps the page rounding and the guard page from overflowing. */
+	if (stack >= sp->size)
+		goto fail;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		goto fail;
@@ -128,7 +154,7 @@ void ua_task_destroy(struct ua_task *t)
 {
 	if (!t)
 		return;
-	if (t->state == UA_TASK_RUNNING) {
+	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == UA_TASK_RUNNING) {
 		ua__write_str(2, "uaccess: ua_task_destroy: task is running; "
 				 "not destroyed\n");
 		errno = EBUSY;
@@ -184,26 +210,77 @@ static int ensure_altstack(void)
 	return 0;
 }
 
+/*
+ * AddressSanitizer must know which stack it is on: a noreturn call in
+ * guest code (ua_sys_exit) unpoisons "the current stack", and with the
+ * thread's bounds that range would be the whole gap between the two
+ * stacks.  Starting a fiber switch to the guest stack and finishing it
+ * only once the task is over leaves ASan choosing the bounds by the stack
+ * pointer (guest stack or thread stack) for the whole run, which is what
+ * each syscall's stack change needs, with no annotation per syscall.
+ * Frames of guest code that never returned (an exit from deep inside, a
+ * fault) leave poisoned redzones on the guest stack: clear them before
+ * the memory can be mapped again.
+ */
+#ifdef UA_ASAN
+static void asan_enter(struct ua_task *t, void **fake)
+{
+	__sanitizer_start_switch_fiber(fake, t->stack, t->stack_size);
+}
+
+static void asan_leave(struct ua_task *t, void *fake)
+{
+	const void *bottom;
+	size_t size;
+
+	__sanitizer_finish_switch_fiber(fake, &bottom, &size);
+	__sanitizer_start_switch_fiber(&fake, bottom, size);
+	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
+	ASAN_UNPOISON_MEMORY_REGION(t->stack, t->stack_size);
+}
+#else
+static void asan_enter(struct ua_task *t, void **fake)
+{
+	(void)t;
+	(void)fake;
+}
+
+static void asan_leave(struct ua_task *t, void *fake)
+{
+	(void)t;
+	(void)fake;
+}
+#endif
+
 int ua_task_run(struct ua_task *t)
 {
+	enum ua_task_state expect = UA_TASK_NEW;
+	void *fake = NULL;
 	int err, status;
 
 	if (!t)
 		return -EINVAL;
-	if (t->state != UA_TASK_NEW || ua__cur_task)
+	if (ua__cur_task)
 		return -EBUSY;
 	err = ua_init();
 	if (!err)
 		err = ensure_altstack();
 	if (err)
 		return err;
-	t->state = UA_TASK_RUNNING;
+	/* Two threads may try the same task: one wins. */
+	if (!__atomic_compare_exchange_n(&t->state, &expect, UA_TASK_RUNNING,
+					 false, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return -EBUSY;
 	t->prev_space = ua_space_use(t->sp);
 	ua__cur_task = t;
+	asan_enter(t, &fake);
 	status = ua__task_enter(t);
+	asan_leave(t, fake);
+	ua__guest_task = NULL;
 	ua__cur_task = NULL;
 	ua_space_use(t->prev_space);
-	t->state = UA_TASK_DEAD;
+	__atomic_store_n(&t->state, UA_TASK_DEAD, __ATOMIC_RELEASE);
 	return status;
 }
 
@@ -246,6 +323,29 @@ _Noreturn void ua__task_exit(struct ua_task *t, int wstatus)
  * TF: a trap flag would single-step the host), with IF and bit 1 set.
  */
 #define USER_EFLAGS 0x40CD5u
+#define EFLAGS_TF 0x100u
+#define EFLAGS_DF 0x400u
+#define EFLAGS_AC 0x40000u
+
+/*
+ * Bytes below the guest RSP that ua__ret_to_guest's fast path writes
+ * (EXIT_SCRATCH in entry.S): RIP goes to [rsp - 136], under the red zone.
+ */
+#define EXIT_SCRATCH 136u
+
+/*
+ * May the fast path store its 8 bytes below the target RSP?  Only inside
+ * the space: an RSP a hook or a sigreturn frame pointed into monitor
+ * memory must not turn into a monitor write.  Elsewhere IRETQ, which
+ * writes nothing, and a bad RSP then faults in guest code.
+ */
+static bool exit_store_ok(const struct ua_task *t)
+{
+	uintptr_t rsp = t->regs.rsp;
+
+	return rsp >= t->sp->base + EXIT_SCRATCH &&
+	       rsp - EXIT_SCRATCH <= t->sp->limit - 8;
+}
 
 bool ua__exit_work_pending(struct ua_task *t)
 {
@@ -261,6 +361,9 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 		ua_protect_unlock_from_window(t->sp);
 	else
 		ua_protect_unlock(t->sp);
+	ua__guest_task = t;
+	if (!exit_store_ok(t))
+		ua__ret_to_guest_iret(&t->regs);
 	ua__ret_to_guest(&t->regs);
 }
 
@@ -290,6 +393,8 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 	fault_info.si_signo = sig;
 	g[REG_RIP] = (greg_t)ua__guest_fault_entry;
 	g[REG_RSP] = (greg_t)t->mon_rsp;
+	/* The monitor must not inherit the guest's AC or TF (DF: cld). */
+	g[REG_EFL] &= ~(greg_t)(EFLAGS_AC | EFLAGS_TF | EFLAGS_DF);
 	g[REG_RDI] = (greg_t)t;
 	g[REG_RSI] = (greg_t)&fault_info;
 	return true;
@@ -298,6 +403,7 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 /* Entered from ua__guest_fault_entry on the monitor stack. */
 _Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *info)
 {
+	ua__guest_task = NULL;
 	ua_protect_lock(t->sp);
 	if (hooks && hooks->guest_fault && hooks->guest_fault(t, info->si_signo,
 							      info))

@@ -33,6 +33,8 @@ struct ua_task {
 	size_t stack_size;
 	/* Set by a syscall that replaced the whole register state. */
 	bool regs_replaced;
+	/* Syscall entry did not lock: the handler's first window does. */
+	bool entry_unlocked;
 	ua_syscall_hook_t hook;
 	void *hook_data;
 	struct ua_space *prev_space; /* the thread's current space before run */
@@ -57,19 +59,35 @@ struct ua_task_hooks {
 typedef long (*ua_syscall_fn)(struct ua_task *t, struct ua_pt_regs *regs);
 
 UA_HIDDEN void ua__task_set_hooks(const struct ua_task_hooks *h);
-UA_HIDDEN int ua__syscall_register(unsigned int nr, ua_syscall_fn fn);
+UA_HIDDEN int ua__syscall_register(unsigned int nr, ua_syscall_fn fn,
+				   int flags);
 /* End the running task with a wait status; does not return. */
 UA_HIDDEN _Noreturn void ua__task_exit(struct ua_task *t, int wstatus);
 UA_HIDDEN bool ua__exit_work_pending(struct ua_task *t);
 /* Exit work, unlock (folded when a window is open), resume guest code. */
 UA_HIDDEN _Noreturn void ua__return_to_guest(struct ua_task *t);
 
+/* src/protect/protect.c, src/core/window.c */
+UA_HIDDEN bool ua__protect_lock_to_window(int kind, const void *ptr,
+					  size_t len);
+UA_HIDDEN bool ua__window_extend(const void *ptr, size_t len);
+
+/* Syscall flags for ua__syscall_register(). */
+#define UA_SYSCALL_ENTRY_FOLD 1 /* opens a window first: entry folds into it */
+
 extern UA_TLS struct ua_task *ua__cur_task;
+/*
+ * The task whose guest code the thread is running; NULL while it runs
+ * monitor code (a syscall, a hook, no task at all).  ua__syscall refuses
+ * calls made with it NULL.
+ */
+extern UA_TLS struct ua_task *ua__guest_task;
 
 /* src/arch/x86_64/entry.S */
 UA_HIDDEN int ua__task_enter(struct ua_task *t);
 UA_HIDDEN _Noreturn void ua__task_leave(struct ua_task *t, int status);
 UA_HIDDEN _Noreturn void ua__ret_to_guest(struct ua_pt_regs *regs);
+UA_HIDDEN _Noreturn void ua__ret_to_guest_iret(struct ua_pt_regs *regs);
 UA_HIDDEN void ua__guest_fault_entry(void);
 
 #endif /* UA_TASK_INTERNAL_H */

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The FP part of a signal frame.
+ *
+ * At a syscall boundary the guest has made a function call, so by the
+ * x86-64 ABI every vector register is dead and the x87 stack is empty;
+ * only MXCSR and the x87 control word are live.  A frame therefore carries
+ * a standard-format XSAVE image whose XSTATE_BV covers x87/SSE alone, with
+ * the live control words and the kernel's software-reserved bytes and
+ * magic words, so UC_FP_XSTATE stays truthful (DESIGN.md §4.9).  Layout
+ * facts: the kernel's arch/x86/include/uapi/asm/sigcontext.h and
+ * arch/x86/kernel/fpu/signal.c; sizes from CPUID leaf 0xD (SDM vol. 1
+ * ch. 13).
+ */
+#include <cpuid.h>
+#include <errno.h>
+#include <string.h>
+
+#include "signal_internal.h"
+
+#define XFEATURE_MASK_FPSSE 0x3ull
+#define XFEATURE_XTILEDATA 18 /* dynamic: not permitted without arch_prctl */
+#define MXCSR_DEFAULT 0x1f80u
+#define FCW_DEFAULT 0x037f
+
+struct ua_fpu_layout ua__fpu;
+/* End of each user component in the standard format (0: not present). */
+static uint32_t comp_end[64];
+
+static uint64_t xgetbv0(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static void detect(void)
+{
+	unsigned int a, b, c, d;
+	unsigned char fx[512] __attribute__((aligned(64)));
+	uint32_t mask;
+
+	memset(fx, 0, sizeof(fx));
+	asm volatile("fxsave64 %0" : "=m"(fx));
+	memcpy(&mask, fx + 28, 4);
+	ua__fpu.mxcsr_mask = mask ? mask : 0xffbf;
+
+	__cpuid(1, a, b, c, d);
+	if (!(c & (1u << 27))) /* OSXSAVE */
+		return;
+	ua__fpu.xsave = true;
+	ua__fpu.xfeatures = xgetbv0() & ~(1ull << XFEATURE_XTILEDATA);
+	ua__fpu.xstate_size = 576;
+	/* Standard format: each component at its fixed offset. */
+	for (int i = 2; i < 63; i++) {
+		if (!(ua__fpu.xfeatures & (1ull << i)))
+			continue;
+		__cpuid_count(0xd, i, a, b, c, d);
+		if (c & 1) /* supervisor state: never in a user frame */
+			continue;
+		comp_end[i] = a + b;
+		if (a + b > ua__fpu.xstate_size)
+			ua__fpu.xstate_size = a + b;
+	}
+}
+
+/* The standard-format size holding the components in mask. */
+uint32_t ua__fpu_xstate_size_for(uint64_t mask)
+{
+	uint32_t size = 576;
+
+	if (mask == ua__fpu.xfeatures)
+		return ua__fpu.xstate_size;
+
+	for (int i = 2; i < 64; i++)
+		if ((mask & (1ull << i)) && comp_end[i] > size)
+			size = comp_end[i];
+	return size;
+}
+
+void ua__fpu_save_ctl(struct ua_sigstate *s)
+{
+	asm volatile("stmxcsr %0" : "=m"(s->mxcsr));
+	asm volatile("fnstcw %0" : "=m"(s->fcw));
+}
+
+/* What a handler starts with: the init state of the x87 and SSE units. */
+void ua__fpu_fresh(void)
+{
+	uint32_t mxcsr = MXCSR_DEFAULT;
+
+	asm volatile("fninit\n\tldmxcsr %0" : : "m"(mxcsr));
+}
+
+void ua__fpu_load_ctl(uint32_t mxcsr, uint16_t fcw)
+{
+	asm volatile("fldcw %1\n\tldmxcsr %0" : : "m"(mxcsr), "m"(fcw));
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/* Everything of a frame's image but the two control words, made once. */
+static unsigned char image_template[576];
+
+static void build_template(void)
+{
+	unsigned char *img = image_template;
+
+	put32(img + 28, ua__fpu.mxcsr_mask);
+	if (!ua__fpu.xsave)
+		return;
+	put32(img + 464, FP_XSTATE_MAGIC1);
+	put32(img + 468, ua__fpu.xstate_size + 4); /* extended_size */
+	put64(img + 472, ua__fpu.xfeatures);
+	put32(img + 480, ua__fpu.xstate_size);
+	put64(img + 512, XFEATURE_MASK_FPSSE); /* XSTATE_BV */
+}
+
+void ua__fpu_init(void)
+{
+	detect();
+	build_template();
+}
+
+void ua__fpu_build_image(const struct ua_sigstate *s, unsigned char img[576])
+{
+	memcpy(img, image_template, 576);
+	memcpy(img, &s->fcw, 2); /* FSW 0, FTW 0: an empty x87 stack */
+	put32(img + 24, s->mxcsr);
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/*
+ * What XRSTOR (or FXRSTOR) would refuse with #GP is a bad frame: reserved
+ * MXCSR bits, XSTATE_BV bits the frame may not carry, a compacted header
+ * or non-zero reserved header bytes (SDM vol. 1 §13.8).
+ */
+int ua__fpu_check(const unsigned char *legacy, const unsigned char *hdr,
+		  uint64_t rfbm, uint32_t *mxcsr, uint16_t *fcw)
+{
+	uint64_t xstate_bv;
+
+	memcpy(mxcsr, legacy + 24, 4);
+	memcpy(fcw, legacy, 2);
+	if (!hdr) /* FXRSTOR: MXCSR is always checked and loaded */
+		return *mxcsr & ~ua__fpu.mxcsr_mask ? -EINVAL : 0;
+	xstate_bv = get64(hdr);
+	if (xstate_bv & ~ua__fpu.xfeatures)
+		return -EINVAL;
+	if (get64(hdr + 8))
+		return -EINVAL;
+	for (int i = 16; i < 64; i += 8)
+		if (get64(hdr + i))
+			return -EINVAL;
+	/* XRSTOR loads MXCSR when RFBM has SSE or AVX, and checks it then. */
+	if (rfbm & 0x6) {
+		if (*mxcsr & ~ua__fpu.mxcsr_mask)
+			return -EINVAL;
+	} else {
+		*mxcsr = MXCSR_DEFAULT;
+	}
+	/* A requested component absent from XSTATE_BV gets its init state. */
+	if (!(rfbm & xstate_bv & 1))
+		*fcw = FCW_DEFAULT;
+	return 0;
+}

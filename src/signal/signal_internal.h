@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The signal layer's per-task state and the pieces its files share.
+ * Facts on layout and semantics: ../shared/spec/sigframe_spec.md (the
+ * kernel's arch/x86/kernel/signal*.c, kernel/signal.c, fpu/signal.c).
+ */
+#ifndef UA_SIGNAL_INTERNAL_H
+#define UA_SIGNAL_INTERNAL_H
+
+#include <signal.h>
+
+#include <uaccess/signal.h>
+
+#include "../task/task_internal.h"
+
+#define UA_NSIG 64
+/* The kernel's SIGRTMIN (glibc reserves two more for itself). */
+#define UA_SIGRTMIN 32
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31)
+#endif
+#define SIGBIT(sig) (1ull << ((sig) - 1))
+#define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
+
+/* Kernel restart codes; never visible to guest code. */
+#define ERESTARTSYS 512
+#define ERESTARTNOINTR 513
+#define ERESTARTNOHAND 514
+
+/* The kernel's sigaction flag bits that exist (UAPI_SA_FLAGS on x86). */
+#define UA_SA_RESTORER 0x04000000u
+#define UA_SA_UAPI_FLAGS                                                  \
+	(SA_NOCLDSTOP | SA_NOCLDWAIT | SA_SIGINFO | SA_ONSTACK | SA_RESTART | \
+	 SA_NODEFER | SA_RESETHAND | UA_SA_RESTORER | 0x800u)
+
+/* The kernel's struct sigaction for x86-64 (what rt_sigaction reads). */
+struct ua_ksigaction {
+	uint64_t handler;
+	uint64_t flags;
+	uint64_t restorer;
+	uint64_t mask;
+};
+
+/* The kernel's stack_t (same layout as glibc's). */
+struct ua_kstack {
+	uint64_t sp;
+	int32_t flags;
+	int32_t pad;
+	uint64_t size;
+};
+
+struct ua_sigq {
+	int sig;
+	siginfo_t info;
+};
+
+struct ua_sigstate {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct ua_ksigaction action[UA_NSIG + 1];
+	uint64_t blocked;
+	uint64_t saved_mask;   /* sigsuspend's mask to put back */
+	bool restore_mask;
+	_Atomic uint64_t pending;
+	siginfo_t std_info[UA_SIGRTMIN];  /* one per pending standard signal */
+	struct ua_sigq queue[UA_SIGQUEUE_MAX];
+	int qlen;
+	uint64_t noinfo;       /* RT signals pending without a queue entry */
+	struct ua_kstack altstack;
+	bool woken;            /* ua_task_wake() */
+	bool exited;
+	/* The guest's FP control words as of the last prepare step. */
+	uint32_t mxcsr;
+	uint16_t fcw;
+	/* Set when a fault is being delivered: trap number, error, address. */
+	uint64_t trapno, err, cr2;
+};
+
+static inline struct ua_sigstate *sigstate(struct ua_task *t)
+{
+	return t->sig;
+}
+
+/* state.c */
+UA_HIDDEN int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
+			   bool rt_may_fail);
+UA_HIDDEN int ua__sig_dequeue(struct ua_task *t, siginfo_t *info);
+UA_HIDDEN struct ua_task *ua__task_lookup_locked(pid_t tid);
+UA_HIDDEN void ua__task_registry_lock(void);
+UA_HIDDEN void ua__task_registry_unlock(void);
+UA_HIDDEN bool ua__sig_ignored(const struct ua_sigstate *s, int sig);
+UA_HIDDEN void ua__sig_flush(struct ua_task *t, int sig);
+UA_HIDDEN void ua__sig_set_blocked(struct ua_task *t, uint64_t mask);
+UA_HIDDEN void ua__sig_wait(struct ua_task *t, bool (*done)(struct ua_task *,
+							     void *),
+			    void *arg);
+
+/* deliver.c */
+UA_HIDDEN void ua__sig_exit_work(struct ua_task *t);
+UA_HIDDEN bool ua__sig_guest_fault(struct ua_task *t, int sig,
+				   const siginfo_t *info);
+/* syscalls.c */
+/* The monitor's pid, read once (getpid() is a real syscall). */
+UA_HIDDEN pid_t ua__monitor_pid(void);
+UA_HIDDEN uid_t ua__monitor_uid(void);
+UA_HIDDEN void ua__signal_syscalls_init(void);
+UA_HIDDEN int ua__do_sigaltstack(struct ua_task *t, const struct ua_kstack *ss,
+				 struct ua_kstack *oss, uint64_t sp);
+UA_HIDDEN void ua__force_sigsegv(struct ua_task *t, int sig);
+UA_HIDDEN void ua__force_sig(struct ua_task *t, int sig);
+
+/* fpu.c: the FP area of a frame. */
+struct ua_fpu_layout {
+	bool xsave;            /* UC_FP_XSTATE frames */
+	uint32_t xstate_size;  /* standard-format XSAVE size (user_size) */
+	uint64_t xfeatures;    /* the features a frame may carry */
+	uint32_t mxcsr_mask;
+};
+extern UA_HIDDEN struct ua_fpu_layout ua__fpu;
+UA_HIDDEN void ua__fpu_init(void);
+/* Bytes the FP area takes in a frame (with MAGIC2 when xsave). */
+static inline size_t ua__fpu_frame_size(void)
+{
+	return ua__fpu.xsave ? ua__fpu.xstate_size + 4 : 512;
+}
+/* The live control words: read in the prepare step, set for a handler. */
+UA_HIDDEN void ua__fpu_save_ctl(struct ua_sigstate *s);
+UA_HIDDEN void ua__fpu_fresh(void);
+UA_HIDDEN void ua__fpu_load_ctl(uint32_t mxcsr, uint16_t fcw);
+/* The first 576 bytes of a frame's FP image (legacy area + header). */
+UA_HIDDEN void ua__fpu_build_image(const struct ua_sigstate *s,
+				   unsigned char img[576]);
+/*
+ * Check a guest FP image and compute the control words to load.
+ * legacy: the 512-byte area; hdr: the 64-byte XSAVE header or NULL when
+ * the image is FX-only; rfbm: the features XRSTOR would be asked for.  Returns 0 or -EINVAL (a bad frame).
+ */
+UA_HIDDEN int ua__fpu_check(const unsigned char *legacy,
+			    const unsigned char *hdr, uint64_t rfbm,
+			    uint32_t *mxcsr, uint16_t *fcw);
+UA_HIDDEN uint32_t ua__fpu_xstate_size_for(uint64_t mask);
+
+/* frame.c */
+UA_HIDDEN int ua__setup_rt_frame(struct ua_task *t, int sig,
+				 const siginfo_t *info,
+				 const struct ua_ksigaction *ka);
+UA_HIDDEN long ua__sys_rt_sigreturn(struct ua_task *t,
+				    struct ua_pt_regs *r);
+UA_HIDDEN bool ua__on_sig_stack(const struct ua_sigstate *s, uint64_t sp);
+UA_HIDDEN int ua__sas_ss_flags(const struct ua_sigstate *s, uint64_t sp);
+
+/* swapcontext.c */
+UA_HIDDEN long ua__sys_swapcontext(struct ua_task *t, struct ua_pt_regs *r);
+
+#endif /* UA_SIGNAL_INTERNAL_H */

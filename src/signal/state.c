@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Per-task signal state: creation, the task registry that kill() looks
+ * targets up in, queueing (coalescing standard signals, FIFO real-time
+ * signals with a per-task limit) and dequeueing (lowest number first,
+ * synchronous faults before everything else).  After kernel/signal.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "signal_internal.h"
+
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ua_task **registry;
+static size_t registry_len, registry_cap;
+
+void ua__task_registry_lock(void)
+{
+	pthread_mutex_lock(&registry_lock);
+}
+
+void ua__task_registry_unlock(void)
+{
+	pthread_mutex_unlock(&registry_lock);
+}
+
+struct ua_task *ua__task_lookup_locked(pid_t tid)
+{
+	for (size_t i = 0; i < registry_len; i++)
+		if (registry[i]->tid == tid)
+			return registry[i];
+	return NULL;
+}
+
+static int registry_add(struct ua_task *t)
+{
+	int ret = 0;
+
+	pthread_mutex_lock(&registry_lock);
+	if (registry_len == registry_cap) {
+		size_t cap = registry_cap ? registry_cap * 2 : 16;
+		struct ua_task **r = realloc(registry, cap * sizeof(*r));
+
+		if (!r) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		registry = r;
+		registry_cap = cap;
+	}
+	registry[registry_len++] = t;
+out:
+	pthread_mutex_unlock(&registry_lock);
+	return ret;
+}
+
+static void registry_del(struct ua_task *t)
+{
+	pthread_mutex_lock(&registry_lock);
+	for (size_t i = 0; i < registry_len; i++) {
+		if (registry[i] == t) {
+			registry[i] = registry[--registry_len];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&registry_lock);
+}
+
+static int sig_create(struct ua_task *t)
+{
+	struct ua_sigstate *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return -ENOMEM;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	s->altstack.flags = SS_DISABLE;
+	t->sig = s;
+	if (registry_add(t)) {
+		free(s);
+		t->sig = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void sig_destroy(struct ua_task *t)
+{
+	struct ua_sigstate *s = t->sig;
+
+	registry_del(t);
+	if (!s)
+		return;
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+	t->sig = NULL;
+}
+
+/* Signals whose default action is to do nothing (stop/cont included). */
+static bool default_ignored(int sig)
+{
+	switch (sig) {
+	case SIGCHLD:
+	case SIGCONT:
+	case SIGURG:
+	case SIGWINCH:
+	case SIGSTOP:
+	case SIGTSTP:
+	case SIGTTIN:
+	case SIGTTOU:
+		return true;
+	}
+	return false;
+}
+
+bool ua__sig_ignored(const struct ua_sigstate *s, int sig)
+{
+	uint64_t h = s->action[sig].handler;
+
+	return h == (uint64_t)(uintptr_t)SIG_IGN ||
+	       (h == (uint64_t)(uintptr_t)SIG_DFL && default_ignored(sig));
+}
+
+static void wake(struct ua_sigstate *s)
+{
+	pthread_cond_broadcast(&s->cond);
+}
+
+int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
+		 bool rt_may_fail)
+{
+	struct ua_sigstate *s = t->sig;
+	uint64_t bit = SIGBIT(sig);
+	int ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	if (s->exited) {
+		ret = -ESRCH;
+		goto out;
+	}
+	/* A blocked signal is never treated as ignored: it may be unblocked. */
+	if (!(s->blocked & bit) && sig != SIGKILL && ua__sig_ignored(s, sig))
+		goto out;
+	if (sig < UA_SIGRTMIN) {
+		if (atomic_load(&s->pending) & bit)
+			goto out; /* standard signals coalesce */
+		s->std_info[sig] = *info;
+	} else if (s->qlen < UA_SIGQUEUE_MAX) {
+		s->queue[s->qlen].sig = sig;
+		s->queue[s->qlen].info = *info;
+		s->qlen++;
+	} else if (rt_may_fail) {
+		ret = -EAGAIN;
+		goto out;
+	} else {
+		s->noinfo |= bit;
+	}
+	atomic_fetch_or(&s->pending, bit);
+	wake(s);
+out:
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+#define SYNC_MASK                                                        \
+	(SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | SIGBIT(SIGTRAP) | \
+	 SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
+
+/* The next signal to deliver: lowest number, synchronous ones first. */
+static int next_signal(uint64_t mask)
+{
+	if (mask & SYNC_MASK)
+		mask &= SYNC_MASK;
+	return mask ? __builtin_ctzll(mask) + 1 : 0;
+}
+
+static void take_rt(struct ua_sigstate *s, int sig, siginfo_t *info)
+{
+	bool more = false;
+	int i, found = -1;
+
+	for (i = 0; i < s->qlen; i++) {
+		if (s->queue[i].sig != sig)
+			continue;
+		if (found < 0)
+			found = i;
+		else
+			more = true;
+	}
+	if (found >= 0) {
+		*info = s->queue[found].info;
+		memmove(&s->queue[found], &s->queue[found + 1],
+			(size_t)(s->qlen - found - 1) * sizeof(s->queue[0]));
+		s->qlen--;
+		more = more || (s->noinfo & SIGBIT(sig));
+	} else {
+		/* Queue overflow left only the bit: SI_USER, no sender. */
+		memset(info, 0, sizeof(*info));
+		info->si_signo = sig;
+		info->si_code = SI_USER;
+		s->noinfo &= ~SIGBIT(sig);
+	}
+	if (!more)
+		atomic_fetch_and(&s->pending, ~SIGBIT(sig));
+}
+
+int ua__sig_dequeue(struct ua_task *t, siginfo_t *info)
+{
+	struct ua_sigstate *s = t->sig;
+	int sig;
+
+	pthread_mutex_lock(&s->lock);
+	sig = next_signal(atomic_load(&s->pending) & ~s->blocked);
+	if (sig && sig < UA_SIGRTMIN) {
+		*info = s->std_info[sig];
+		atomic_fetch_and(&s->pending, ~SIGBIT(sig));
+	} else if (sig) {
+		take_rt(s, sig, info);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return sig;
+}
+
+/* Drop every pending instance of sig (a new ignoring disposition). */
+void ua__sig_flush(struct ua_task *t, int sig)
+{
+	struct ua_sigstate *s = t->sig;
+	int i, j = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (i = 0; i < s->qlen; i++)
+		if (s->queue[i].sig != sig)
+			s->queue[j++] = s->queue[i];
+	s->qlen = j;
+	s->noinfo &= ~SIGBIT(sig);
+	atomic_fetch_and(&s->pending, ~SIGBIT(sig));
+	pthread_mutex_unlock(&s->lock);
+}
+
+void ua__sig_set_blocked(struct ua_task *t, uint64_t mask)
+{
+	struct ua_sigstate *s = t->sig;
+
+	pthread_mutex_lock(&s->lock);
+	s->blocked = mask & ~UNBLOCKABLE;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Sleep in the monitor until a signal is deliverable or done() says so.
+ * done() runs with the task's signal lock held.
+ */
+void ua__sig_wait(struct ua_task *t, bool (*done)(struct ua_task *, void *),
+		  void *arg)
+{
+	struct ua_sigstate *s = t->sig;
+
+	pthread_mutex_lock(&s->lock);
+	while (!(atomic_load(&s->pending) & ~s->blocked) &&
+	       !(done && done(t, arg)))
+		pthread_cond_wait(&s->cond, &s->lock);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void ua_task_wake(struct ua_task *t)
+{
+	struct ua_sigstate *s = t->sig;
+
+	pthread_mutex_lock(&s->lock);
+	s->woken = true;
+	wake(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static bool is_restart(uint64_t rax)
+{
+	return rax == (uint64_t)-ERESTARTSYS ||
+	       rax == (uint64_t)-ERESTARTNOINTR ||
+	       rax == (uint64_t)-ERESTARTNOHAND;
+}
+
+/* Runs on every syscall exit: keep it to a few loads. */
+static bool sig_work_pending(struct ua_task *t)
+{
+	struct ua_sigstate *s = t->sig;
+
+	return (atomic_load_explicit(&s->pending, memory_order_relaxed) &
+		~s->blocked) ||
+	       s->restore_mask ||
+	       (t->regs.orig_rax != (uint64_t)-1 && is_restart(t->regs.rax));
+}
+
+static const struct ua_task_hooks sig_hooks = {
+	.create = sig_create,
+	.destroy = sig_destroy,
+	.work_pending = sig_work_pending,
+	.exit_work = ua__sig_exit_work,
+	.guest_fault = ua__sig_guest_fault,
+};
+
+__attribute__((constructor)) static void signal_init(void)
+{
+	ua__task_set_hooks(&sig_hooks);
+	ua__signal_syscalls_init();
+	ua__fpu_init();
+}
