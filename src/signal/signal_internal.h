@@ -58,7 +58,7 @@ struct ua_sigstate {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	struct ua_ksigaction action[UA_NSIG + 1];
-	uint64_t blocked;
+	_Atomic uint64_t blocked; /* written by the task's thread only */
 	uint64_t saved_mask;   /* sigsuspend's mask to put back */
 	bool restore_mask;
 	_Atomic uint64_t pending;

@@ -211,6 +211,9 @@ int ua__sig_dequeue(struct ua_task *t, siginfo_t *info)
 	struct ua_sigstate *s = t->sig;
 	int sig;
 
+	/* Nothing deliverable: the common case, without the lock. */
+	if (!(atomic_load(&s->pending) & ~s->blocked))
+		return 0;
 	pthread_mutex_lock(&s->lock);
 	sig = next_signal(atomic_load(&s->pending) & ~s->blocked);
 	if (sig && sig < UA_SIGRTMIN) {
@@ -239,13 +242,18 @@ void ua__sig_flush(struct ua_task *t, int sig)
 	pthread_mutex_unlock(&s->lock);
 }
 
+/*
+ * Only the task's own thread changes its mask, and never while it waits
+ * (ua__sig_wait), so no lock: a sender reading a stale mask only decides
+ * whether an ignored signal is dropped, which the kernel also decides at
+ * send time.
+ */
 void ua__sig_set_blocked(struct ua_task *t, uint64_t mask)
 {
 	struct ua_sigstate *s = t->sig;
 
-	pthread_mutex_lock(&s->lock);
-	s->blocked = mask & ~UNBLOCKABLE;
-	pthread_mutex_unlock(&s->lock);
+	atomic_store_explicit(&s->blocked, mask & ~UNBLOCKABLE,
+			      memory_order_relaxed);
 }
 
 /*

@@ -2,10 +2,13 @@
 /*
  * Fault-recoverable block copy and clear for x86-64.
  *
- * rep movsb / rep stosb update RCX as each byte completes, and a fault is
- * taken with the architectural state of the completed iterations, so when
- * the fixup resumes after the instruction RCX is the exact number of bytes
- * not done (the kernel's copy_user_64.S relies on the same property).
+ * The bulk moves 8 bytes per iteration (rep movsq / rep stosq); the tail
+ * and any fault go through rep movsb / rep stosb, which update RCX as each
+ * byte completes and fault with the architectural state of the completed
+ * iterations.  A fault in the qword part resumes in the byte part at the
+ * same position with RCX = bytes left, so the byte part runs into the
+ * same fault and stops at the exact byte (the kernel's copy_user_64.S
+ * does the same: its qword loop's fixup jumps to the byte tail).
  */
 	.text
 
@@ -24,10 +27,20 @@
 ua__raw_copy:
 	.cfi_startproc
 	movq	%rdx, %rcx
-1:	rep movsb
-2:	movq	%rcx, %rax
+	cmpq	$64, %rdx
+	jb	2f
+	shrq	$3, %rcx
+	andl	$7, %edx
+1:	rep movsq
+	movl	%edx, %ecx
+2:	rep movsb
+3:	movq	%rcx, %rax
 	ret
-	EXTABLE(1b, 2b)
+	/* qword fault: RCX qwords were not moved, plus the tail in EDX */
+4:	leaq	(%rdx, %rcx, 8), %rcx
+	jmp	2b
+	EXTABLE(1b, 4b)
+	EXTABLE(2b, 3b)
 	.cfi_endproc
 	.size	ua__raw_copy, . - ua__raw_copy
 
@@ -39,10 +52,20 @@ ua__raw_clear:
 	.cfi_startproc
 	movq	%rsi, %rcx
 	xorl	%eax, %eax
-1:	rep stosb
-2:	movq	%rcx, %rax
+	cmpq	$64, %rsi
+	jb	2f
+	shrq	$3, %rcx
+	andl	$7, %esi
+1:	rep stosq
+	movl	%esi, %ecx
+2:	rep stosb
+3:	movq	%rcx, %rax
 	ret
-	EXTABLE(1b, 2b)
+4:	leaq	(%rsi, %rcx, 8), %rcx
+	xorl	%eax, %eax
+	jmp	2b
+	EXTABLE(1b, 4b)
+	EXTABLE(2b, 3b)
 	.cfi_endproc
 	.size	ua__raw_clear, . - ua__raw_clear
 
