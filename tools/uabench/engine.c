@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The measurement engine.  Machines running this are small and shared, so
+ * no figure is an absolute time taken alone: the methods of a case run
+ * with fixed operation counts, interleaved repetition by repetition (the
+ * order rotated each time so none always runs first), and a ratio is the
+ * median over repetitions of the two methods' times in the same
+ * repetition.  Protection switches, windows and fixups come from ua_stats
+ * and are exact.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef __x86_64__
+#include <cpuid.h>
+#include <x86intrin.h>
+#endif
+
+#include "uabench.h"
+
+static bool use_tsc;
+static bool tsc_invariant;
+static double ns_per_tick;
+
+static double mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+#ifdef __x86_64__
+/*
+ * CPUID 0x80000007 EDX bit 8, "invariant TSC" (Intel SDM vol. 3,
+ * "Invariant TSC"; AMD APM "TscInvariant"): the TSC ticks at one rate in
+ * every P-, C- and T-state, so it is a clock and cheap to read.
+ * Without it the TSC may stop or change speed and we use clock_gettime.
+ */
+static bool cpu_tsc_invariant(void)
+{
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000007)
+		return false;
+	__get_cpuid(0x80000007, &a, &b, &c, &d);
+	return d & (1u << 8);
+}
+
+static inline uint64_t tsc_read(void)
+{
+	/* lfence: rdtsc must not start before earlier work has finished. */
+	_mm_lfence();
+	return __rdtsc();
+}
+
+void bench_clock_init(void)
+{
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	double t0, t1;
+	uint64_t c0, c1;
+
+	tsc_invariant = cpu_tsc_invariant();
+	if (!tsc_invariant || getenv("UABENCH_NO_TSC"))
+		return;
+	t0 = mono_ns();
+	c0 = tsc_read();
+	nanosleep(&nap, NULL);
+	t1 = mono_ns();
+	c1 = tsc_read();
+	if (c1 <= c0 || t1 <= t0)
+		return;
+	ns_per_tick = (t1 - t0) / (double)(c1 - c0);
+	use_tsc = true;
+}
+
+double bench_now_ns(void)
+{
+	if (use_tsc)
+		return (double)tsc_read() * ns_per_tick;
+	return mono_ns();
+}
+#else
+void bench_clock_init(void)
+{
+}
+
+double bench_now_ns(void)
+{
+	return mono_ns();
+}
+#endif
+
+const char *bench_clock_name(void)
+{
+	return use_tsc ? "tsc" : "clock_gettime";
+}
+
+double bench_tsc_ghz(void)
+{
+	return use_tsc ? 1.0 / ns_per_tick : 0;
+}
+
+bool bench_tsc_invariant(void)
+{
+	return tsc_invariant;
+}
+
+void bench_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("uabench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(BENCH_EXIT_FAIL);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(const double *v, unsigned n)
+{
+	double s[BENCH_MAX_REPS];
+
+	if (!n)
+		return NAN;
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* Median over repetitions of den's time / num's time: num's speed-up. */
+static double paired_ratio(const struct bench_meas *num,
+			   const struct bench_meas *den)
+{
+	double v[BENCH_MAX_REPS];
+	unsigned n = num->reps < den->reps ? num->reps : den->reps;
+
+	if (num->unavailable || den->unavailable)
+		return NAN;
+	for (unsigned r = 0; r < n; r++)
+		v[r] = den->ns[r] / num->ns[r];
+	return median(v, n);
+}
+
+static double time_run(const struct bench_method *m, uint64_t n)
+{
+	double t0 = bench_now_ns();
+
+	m->fn(m->arg, n);
+	return bench_now_ns() - t0;
+}
+
+/*
+ * Operations that take about target_ns, a multiple of @mult.  The first
+ * run only warms up (page faults, caches, branch predictors): it is not
+ * a measurement.
+ */
+static uint64_t calibrate(const struct bench_method *m, double target_ns,
+			  uint64_t mult)
+{
+	uint64_t n = mult;
+
+	time_run(m, n);
+	for (;;) {
+		double t = time_run(m, n), mul;
+
+		if (t >= target_ns / 2 || n >= (1ull << 36)) {
+			double k = t > 0 ? target_ns / t : 1;
+			uint64_t r = (uint64_t)((double)n * k);
+
+			r = (r + mult - 1) / mult * mult;
+			return r ? r : mult;
+		}
+		mul = t > 0 ? target_ns / t : 1000;
+		mul = mul < 2 ? 2 : mul > 1000 ? 1000 : mul;
+		n = (uint64_t)((double)n * mul);
+	}
+}
+
+static void progress(struct bench_ctx *ctx, const struct bench_case *c)
+{
+	double el;
+
+	if (!ctx->progress)
+		return;
+	el = (bench_now_ns() - ctx->start_ns) / 1e9;
+	/* Short runs stay quiet: a progress line only after a second. */
+	if (el < 1.0)
+		return;
+	fprintf(stderr, "\r\033[K%s: %s%s%s %s", ctx->prog_name, c->group,
+		c->backend ? " " : "", c->backend ? c->backend : "", c->label);
+	if (ctx->cases_total)
+		fprintf(stderr, " [%u/%u]", ctx->cases_done,
+			ctx->cases_total);
+	fprintf(stderr, " %.0fs", el);
+	fflush(stderr);
+	ctx->progress_shown = true;
+}
+
+void bench_progress_done(struct bench_ctx *ctx)
+{
+	if (ctx->progress_shown)
+		fputs("\r\033[K", stderr);
+	ctx->progress_shown = false;
+}
+
+static struct bench_case_res *doc_add_case(struct bench_doc *doc)
+{
+	if (doc->ncases == doc->cap_cases) {
+		int cap = doc->cap_cases ? doc->cap_cases * 2 : 32;
+		void *p = realloc(doc->cases, cap * sizeof(*doc->cases));
+
+		if (!p)
+			bench_die("out of memory");
+		doc->cases = p;
+		doc->cap_cases = cap;
+	}
+	memset(&doc->cases[doc->ncases], 0, sizeof(*doc->cases));
+	return &doc->cases[doc->ncases++];
+}
+
+static void count_run(const struct bench_method *m, struct bench_meas *r)
+{
+	struct ua_stats st;
+
+	ua_stats_reset();
+	m->fn(m->arg, r->ops);
+	ua_stats_get(&st);
+	r->counts.ops = r->ops;
+	r->counts.switches = st.switches;
+	r->counts.windows = st.windows;
+	r->counts.fixups = st.fixups;
+}
+
+static void summarise(struct bench_case_res *res)
+{
+	for (int i = 0; i < res->nmeth; i++) {
+		struct bench_meas *r = &res->m[i];
+
+		if (r->unavailable) {
+			r->ns_med = r->ns_min = r->ns_max = r->ratio = NAN;
+			continue;
+		}
+		r->ns_med = median(r->ns, r->reps);
+		r->ns_min = r->ns_max = r->ns[0];
+		for (unsigned k = 1; k < r->reps; k++) {
+			r->ns_min = fmin(r->ns_min, r->ns[k]);
+			r->ns_max = fmax(r->ns_max, r->ns[k]);
+		}
+		r->ratio = paired_ratio(r, &res->m[res->ref]);
+	}
+}
+
+int bench_run_case(struct bench_ctx *ctx, const struct bench_case *c,
+		   struct bench_doc *doc)
+{
+	const struct bench_opts *o = &ctx->opts;
+	struct bench_case_res *res = doc_add_case(doc);
+	double target = (double)o->rep_us * 1000.0;
+	unsigned reps = o->reps;
+
+	progress(ctx, c);
+	snprintf(res->group, sizeof(res->group), "%s", c->group);
+	snprintf(res->backend, sizeof(res->backend), "%s",
+		 c->backend ? c->backend : "");
+	snprintf(res->label, sizeof(res->label), "%s", c->label);
+	res->size = c->size;
+	res->nmeth = c->nmeth;
+	res->ref = c->ref;
+	for (int i = 0; i < c->nmeth; i++) {
+		struct bench_meas *r = &res->m[i];
+
+		snprintf(r->method, sizeof(r->method), "%s", c->m[i].name);
+		r->unavailable = c->m[i].unavailable;
+		if (r->unavailable)
+			continue;
+		r->ops = o->count ? o->count :
+				   calibrate(&c->m[i], target,
+					     c->ops_multiple ? c->ops_multiple : 1);
+		r->reps = reps;
+		count_run(&c->m[i], r);
+	}
+	for (unsigned k = 0; k < reps; k++) {
+		for (int j = 0; j < c->nmeth; j++) {
+			int i = (int)((j + k) % (unsigned)c->nmeth);
+			struct bench_meas *r = &res->m[i];
+
+			if (r->unavailable)
+				continue;
+			r->ns[k] = time_run(&c->m[i], r->ops) / (double)r->ops;
+		}
+	}
+	summarise(res);
+	ctx->cases_done++;
+	return doc->ncases - 1;
+}
+
+int bench_meas_index(const struct bench_case_res *c, const char *method)
+{
+	for (int i = 0; i < c->nmeth; i++) {
+		if (!strcmp(c->m[i].method, method))
+			return i;
+	}
+	return -1;
+}
+
+void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
+		     const char *den, const char *target_key,
+		     bool target_applies, const char *what)
+{
+	const struct bench_case_res *c = &doc->cases[case_idx];
+	struct bench_ratio *r;
+	int a = bench_meas_index(c, num), b = bench_meas_index(c, den);
+
+	if (a < 0 || b < 0)
+		bench_die("internal: no method %s or %s in %s", num, den,
+			  c->group);
+	if (doc->nratios == doc->cap_ratios) {
+		int cap = doc->cap_ratios ? doc->cap_ratios * 2 : 16;
+		void *p = realloc(doc->ratios, cap * sizeof(*doc->ratios));
+
+		if (!p)
+			bench_die("out of memory");
+		doc->ratios = p;
+		doc->cap_ratios = cap;
+	}
+	r = &doc->ratios[doc->nratios++];
+	memset(r, 0, sizeof(*r));
+	snprintf(r->name, sizeof(r->name), "%s/%s%s%s/%s/%s_vs_%s",
+		 doc->subcommand, c->group, c->backend[0] ? "/" : "",
+		 c->backend, c->label, num, den);
+	snprintf(r->what, sizeof(r->what), "%s", what);
+	snprintf(r->backend, sizeof(r->backend), "%s", c->backend);
+	r->case_idx = case_idx;
+	r->num = a;
+	r->den = b;
+	r->value = paired_ratio(&c->m[a], &c->m[b]);
+	r->target_key = target_key;
+	r->target_applies = target_applies;
+}
+
+void bench_doc_note(struct bench_doc *doc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (doc->nnotes == (int)(sizeof(doc->notes) / sizeof(doc->notes[0])))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(doc->notes[doc->nnotes++], sizeof(doc->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+void bench_doc_free(struct bench_doc *doc)
+{
+	free(doc->cases);
+	free(doc->ratios);
+	doc->cases = NULL;
+	doc->ratios = NULL;
+}
+
+const struct bench_meas *bench_doc_find(const struct bench_doc *doc,
+					const char *group,
+					const char *backend,
+					const char *label, const char *method)
+{
+	for (int i = 0; i < doc->ncases; i++) {
+		const struct bench_case_res *c = &doc->cases[i];
+		int k;
+
+		if (strcmp(c->group, group) || strcmp(c->label, label) ||
+		    strcmp(c->backend, backend ? backend : ""))
+			continue;
+		k = bench_meas_index(c, method);
+		if (k >= 0)
+			return &c->m[k];
+	}
+	return NULL;
+}

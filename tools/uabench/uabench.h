@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * uabench: the benchmark suite of DESIGN.md §5.
+ *
+ * A subcommand is one entry of the table in main.c (struct bench_cmd)
+ * living in its own cmd_<name>.c.  It builds cases (struct bench_case: a
+ * few methods doing the same work, one of them the reference), hands them
+ * to the engine (engine.c), which runs the methods interleaved and records
+ * medians, paired ratios and exact ua_stats counts into a document
+ * (struct bench_doc).  The document is printed as a table, as JSON
+ * (uabench.schema.json) or, by `report`, as Markdown and SVG plots.
+ */
+#ifndef UABENCH_H
+#define UABENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <uaccess.h>
+
+#define BENCH_MAX_METH 8
+#define BENCH_MAX_REPS 31
+#define BENCH_SCHEMA_VERSION 1
+
+/* Exit codes: 2 is a usage error, as getopt-style tools do. */
+#define BENCH_EXIT_FAIL 1
+#define BENCH_EXIT_USAGE 2
+
+/* Option groups a subcommand accepts besides the common ones. */
+#define BOPT_PROTECT (1u << 0) /* --protect LIST */
+#define BOPT_SIZE (1u << 1)    /* --max-size N */
+#define BOPT_BATCH (1u << 2)   /* --batch N */
+#define BOPT_OUTPUT (1u << 3)  /* -o DIR */
+#define BOPT_QUICK (1u << 4)   /* --quick */
+
+/* Backends as a bit set, indexed by enum ua_protect. */
+#define BENCH_BACKEND_BIT(p) (1u << (p))
+
+/**
+ * struct bench_opts - parsed options (0 means "not given": the
+ * subcommand's default applies)
+ */
+struct bench_opts {
+	bool json;
+	bool quick;
+	unsigned reps;
+	uint64_t count;    /* fixed operations per repetition */
+	uint64_t rep_us;   /* target microseconds per repetition */
+	unsigned backends; /* BENCH_BACKEND_BIT set; 0: all available */
+	uint64_t max_size;
+	uint64_t batch;
+	const char *outdir;
+};
+
+struct bench_doc;
+
+/**
+ * struct bench_ctx - what a subcommand runs with
+ * @opts: the options, defaults filled in by the subcommand
+ * @progress: show a progress line on stderr (stdout is a terminal)
+ * @prog_name: what the progress line calls the running subcommand
+ */
+struct bench_ctx {
+	struct bench_opts opts;
+	bool progress;
+	const char *prog_name;
+	double start_ns;
+	bool progress_shown;
+	unsigned cases_done, cases_total;
+};
+
+/**
+ * struct bench_cmd - one subcommand
+ * @name: the word after `uabench`
+ * @summary: one line for the usage message
+ * @usage: its options, one per line, for the usage message
+ * @opts: BOPT_* groups it accepts
+ * @defaults: fill unset options (@report_quick: running inside
+ *	`report --quick`; @in_report: running inside `report`)
+ * @run: measure into @doc; 0 or a BENCH_EXIT_* code
+ * @run_all: instead of @run, for a subcommand that does its own output
+ * @in_report: `report` runs it
+ */
+struct bench_cmd {
+	const char *name;
+	const char *summary;
+	const char *usage;
+	unsigned opts;
+	void (*defaults)(struct bench_opts *o, bool in_report,
+			 bool report_quick);
+	int (*run)(struct bench_ctx *ctx, struct bench_doc *doc);
+	int (*run_all)(struct bench_ctx *ctx);
+	bool in_report;
+};
+
+extern const struct bench_cmd bench_cmd_usercopy;
+extern const struct bench_cmd bench_cmd_zero;
+extern const struct bench_cmd bench_cmd_nofault;
+extern const struct bench_cmd bench_cmd_report;
+
+/* The table of subcommands, NULL-terminated (main.c). */
+extern const struct bench_cmd *const bench_cmds[];
+
+/* One way of doing a case's work: @fn performs @n operations. */
+struct bench_method {
+	const char *name;
+	void (*fn)(void *arg, uint64_t n);
+	void *arg;
+	const char *unavailable; /* set: not run, the reason why */
+};
+
+/**
+ * struct bench_case - methods measured side by side
+ * @group: what is measured ("copy_from", "zero", ...)
+ * @backend: protection backend name, or NULL when it does not apply
+ * @label: the row label ("64", "mapped", ...)
+ * @size: bytes per operation, 0 when not meaningful
+ * @ref: index of the reference method in @m
+ * @ops_multiple: calibrated operation counts are a multiple of this (a
+ *	method's batch), so per-operation counts come out exact
+ */
+struct bench_case {
+	const char *group;
+	const char *backend;
+	const char *label;
+	uint64_t size;
+	int nmeth;
+	int ref;
+	uint64_t ops_multiple;
+	struct bench_method m[BENCH_MAX_METH];
+};
+
+/* Exact ua_stats deltas over one repetition of @ops operations. */
+struct bench_counts {
+	uint64_t ops, switches, windows, fixups;
+};
+
+/* Results of one method of one case. */
+struct bench_meas {
+	char method[48];
+	const char *unavailable;
+	uint64_t ops;    /* per repetition */
+	unsigned reps;
+	double ns[BENCH_MAX_REPS]; /* ns per operation, per repetition */
+	double ns_med, ns_min, ns_max;
+	double ratio; /* median over reps of ref time / this time */
+	struct bench_counts counts;
+};
+
+struct bench_case_res {
+	char group[32];
+	char backend[16]; /* "" when not applicable */
+	char label[32];
+	uint64_t size;
+	int nmeth, ref;
+	struct bench_meas m[BENCH_MAX_METH];
+};
+
+/* A DESIGN.md §5 target (targets.c). */
+struct bench_target {
+	const char *key;
+	const char *measure;
+	const char *target;
+	double threshold; /* met when ratio >= threshold */
+	const char *pending; /* set: not measurable yet, why */
+};
+
+extern const struct bench_target bench_targets[];
+const struct bench_target *bench_target_find(const char *key);
+
+/* A ratio between two methods of one case, optionally against a target. */
+struct bench_ratio {
+	char name[96];
+	char what[160];
+	char backend[16];
+	int case_idx, num, den;
+	double value;
+	const char *target_key; /* NULL: informative only */
+	bool target_applies;    /* false: "reported" (e.g. mprotect rows) */
+};
+
+/**
+ * struct bench_doc - everything one subcommand measured
+ * @notes: free-form remarks carried into JSON and Markdown
+ */
+struct bench_doc {
+	const char *subcommand;
+	struct bench_opts opts;
+	struct bench_case_res *cases;
+	int ncases, cap_cases;
+	struct bench_ratio *ratios;
+	int nratios, cap_ratios;
+	char notes[8][200];
+	int nnotes;
+	double wall_s;
+};
+
+/* engine.c */
+void bench_clock_init(void);
+double bench_now_ns(void);
+const char *bench_clock_name(void);
+double bench_tsc_ghz(void); /* 0 when the TSC is not used */
+bool bench_tsc_invariant(void);
+int bench_run_case(struct bench_ctx *ctx, const struct bench_case *c,
+		   struct bench_doc *doc);
+void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
+		     const char *den, const char *target_key,
+		     bool target_applies, const char *what);
+void bench_progress_done(struct bench_ctx *ctx);
+void bench_doc_note(struct bench_doc *doc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void bench_doc_free(struct bench_doc *doc);
+int bench_meas_index(const struct bench_case_res *c, const char *method);
+const struct bench_meas *bench_doc_find(const struct bench_doc *doc,
+					const char *group,
+					const char *backend,
+					const char *label,
+					const char *method);
+
+/* Keeps the compiler from folding away or merging benchmark operations. */
+#define bench_barrier() asm volatile("" ::: "memory")
+#define bench_opaque(x) asm volatile("" : "+r"(x))
+
+/* guest.c: a space per backend */
+struct bench_space {
+	struct ua_space *sp;
+	enum ua_protect protect;
+	char *buf;
+	size_t len;
+};
+int bench_space_open(struct bench_space *s, enum ua_protect p, size_t len);
+void bench_space_close(struct bench_space *s);
+unsigned bench_backends_available(void);
+unsigned bench_backends_selected(const struct bench_opts *o);
+void __attribute__((noreturn, format(printf, 1, 2)))
+bench_die(const char *fmt, ...);
+
+/* output.c */
+void bench_print_table(FILE *f, const struct bench_doc *doc);
+void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
+			 bool markdown);
+int bench_write_json(FILE *f, struct bench_doc *const *docs, int ndocs,
+		     const struct bench_opts *report);
+void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs);
+const char *bench_target_status(const struct bench_ratio *r);
+
+/* plot.c */
+const char *bench_find_gnuplot(void);
+int bench_plot(const char *dir, const char *gnuplot,
+	       struct bench_doc *const *docs, int ndocs, int *nplots);
+
+/* main.c */
+int bench_usage_error(const struct bench_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int bench_parse_args(const struct bench_cmd *cmd, int argc, char **argv,
+		     struct bench_opts *o);
+
+#endif /* UABENCH_H */
