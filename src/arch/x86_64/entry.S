@@ -50,6 +50,11 @@
  * task, moves to the monitor stack and never returns here: the exit path
  * resumes guest code at the saved RIP (the return address) with the saved
  * RSP (just above it), as a plain `ret` would.
+ *
+ * ua__guest_task is set only while the thread runs guest code of a task:
+ * a call from anywhere else (monitor code, a syscall hook, a thread with
+ * no task) returns -EPERM before it could overwrite a task's saved
+ * registers or reuse a monitor stack that is in use.
  */
 	.globl	ua__syscall
 	.type	ua__syscall, @function
@@ -57,8 +62,11 @@
 ua__syscall:
 	.cfi_startproc
 	pushq	%rax
-	movq	ua__cur_task@gottpoff(%rip), %rax
+	.cfi_adjust_cfa_offset 8
+	movq	ua__guest_task@gottpoff(%rip), %rax
 	movq	%fs:(%rax), %rax
+	testq	%rax, %rax
+	jz	.Lnot_guest
 	movq	%r15, R15(%rax)
 	movq	%r14, R14(%rax)
 	movq	%r13, R13(%rax)
@@ -75,17 +83,35 @@ ua__syscall:
 	movq	%rdi, RDI(%rax)
 	movq	%rdi, ORIG_RAX(%rax)
 	popq	%rcx
+	.cfi_adjust_cfa_offset -8
 	movq	%rcx, RAX(%rax)
 	pushfq
+	.cfi_adjust_cfa_offset 8
 	popq	%rcx
+	.cfi_adjust_cfa_offset -8
 	movq	%rcx, EFLAGS(%rax)
-	movq	(%rsp), %rcx
-	movq	%rcx, RIP(%rax)
-	leaq	8(%rsp), %rcx
-	movq	%rcx, RSP(%rax)
+	movq	(%rsp), %rdx
+	movq	%rdx, RIP(%rax)
+	leaq	8(%rsp), %rdx
+	movq	%rdx, RSP(%rax)
 	movq	MON_RSP(%rax), %rsp
+	/*
+	 * The caller's frame is on another stack now; its registers are in
+	 * the task.  Unwinders (backtrace(), gdb, sanitizers) stop here
+	 * rather than read the monitor stack as if it were the caller's.
+	 */
+	.cfi_undefined rip
 	movq	%rax, %rdi
+	/*
+	 * The monitor runs with the ABI's flags whatever the guest had: DF
+	 * clear, and AC clear, or every unaligned access of monitor code
+	 * (memcpy, a hook) would raise SIGBUS.  AC costs a popfq, so only
+	 * when it is set.
+	 */
 	cld
+	testl	$0x40000, %ecx			/* AC */
+	jnz	.Lclear_ac
+.Ldispatch:
 	call	ua__syscall_dispatch
 	/*
 	 * Fast return: the syscall left RIP, RSP and RFLAGS as they were, so
@@ -115,6 +141,18 @@ ua__syscall:
 	leaq	-8(%rsp), %rsp
 	movq	RDI(%rdi), %rdi
 	ret
+.Lclear_ac:
+	pushq	$2
+	popfq
+	jmp	.Ldispatch
+	.cfi_endproc
+.Lnot_guest:
+	.cfi_startproc
+	.cfi_adjust_cfa_offset 8
+	popq	%rax
+	.cfi_adjust_cfa_offset -8
+	movq	$-1, %rax			/* -EPERM */
+	ret
 	.cfi_endproc
 	.size	ua__syscall, . - ua__syscall
 
@@ -127,6 +165,8 @@ ua__syscall:
  * faults (a bad guest RSP) or RFLAGS has AC set (an alignment check would
  * hit the monitor's own last instructions), IRETQ from a frame on the
  * monitor stack instead: it loads RIP, RFLAGS and RSP in one step.
+ * ua__ret_to_guest_iret() is that IRETQ path alone, for a caller that
+ * knows the store must not be tried (an RSP outside the space).
  */
 	.globl	ua__ret_to_guest
 	.hidden	ua__ret_to_guest
@@ -135,7 +175,7 @@ ua__syscall:
 ua__ret_to_guest:
 	.cfi_startproc
 	testl	$0x40000, EFLAGS(%rdi)		/* AC */
-	jnz	.Lslow
+	jnz	ua__ret_to_guest_iret
 	movq	RSP(%rdi), %rax
 	movq	RIP(%rdi), %rcx
 1:	movq	%rcx, -EXIT_SCRATCH(%rax)
@@ -159,7 +199,15 @@ ua__ret_to_guest:
 	leaq	-EXIT_SCRATCH(%rsp), %rsp	/* lea: flags stay as restored */
 	movq	RDI(%rdi), %rdi
 	ret	$(EXIT_SCRATCH - 8)
-.Lslow:
+	.cfi_endproc
+	.size	ua__ret_to_guest, . - ua__ret_to_guest
+
+	.globl	ua__ret_to_guest_iret
+	.hidden	ua__ret_to_guest_iret
+	.type	ua__ret_to_guest_iret, @function
+	.p2align 4
+ua__ret_to_guest_iret:
+	.cfi_startproc
 	xorl	%eax, %eax
 	movw	%ss, %ax
 	pushq	%rax
@@ -184,9 +232,9 @@ ua__ret_to_guest:
 	movq	RSI(%rdi), %rsi
 	movq	RDI(%rdi), %rdi
 	iretq
-	EXTABLE(1b, .Lslow)
+	EXTABLE(1b, ua__ret_to_guest_iret)
 	.cfi_endproc
-	.size	ua__ret_to_guest, . - ua__ret_to_guest
+	.size	ua__ret_to_guest_iret, . - ua__ret_to_guest_iret
 
 /*
  * int ua__task_enter(struct ua_task *t)
@@ -202,12 +250,25 @@ ua__ret_to_guest:
 ua__task_enter:
 	.cfi_startproc
 	pushq	%rbp
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbp, 0
 	pushq	%rbx
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset rbx, 0
 	pushq	%r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset r12, 0
 	pushq	%r13
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset r13, 0
 	pushq	%r14
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset r14, 0
 	pushq	%r15
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset r15, 0
 	subq	$8, %rsp			/* 16-byte aligned from here */
+	.cfi_adjust_cfa_offset 8
 	movq	%rsp, MON_SAVED(%rdi)
 	movq	%rsp, MON_RSP(%rdi)
 	call	ua__return_to_guest
@@ -245,6 +306,7 @@ ua__task_leave:
 	.p2align 4
 ua__guest_fault_entry:
 	.cfi_startproc
+	.cfi_undefined rip
 	cld
 	call	ua__guest_fault
 	ud2
