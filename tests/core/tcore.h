@@ -8,6 +8,7 @@
 #ifndef UA_TCORE_H
 #define UA_TCORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -70,6 +71,29 @@ static inline size_t t_first_not_pat(const void *p, size_t n, size_t seed)
 			     "fixups %llu, expected %llu " __VA_ARGS__,     \
 			     (unsigned long long)__st.fixups,               \
 			     (unsigned long long)(fx));                     \
+	} while (0)
+
+/*
+ * The same where a block copy faulted: how many faults one bulk copy takes
+ * to find the exact byte belongs to the copy routine (a fast path may
+ * fault, then finish byte by byte into the same fault), so only "none"
+ * versus "at least one" is fixed.
+ */
+#define t_assert_stats_faulted(sw, win, faulted, ...)                       \
+	do {                                                                \
+		struct ua_stats __st;                                       \
+		ua_stats_get(&__st);                                        \
+		cr_assert_eq(__st.switches, (uint64_t)(sw),                 \
+			     "switches %llu, expected %llu " __VA_ARGS__,   \
+			     (unsigned long long)__st.switches,             \
+			     (unsigned long long)(sw));                     \
+		cr_assert_eq(__st.windows, (uint64_t)(win),                 \
+			     "windows %llu, expected %llu " __VA_ARGS__,    \
+			     (unsigned long long)__st.windows,              \
+			     (unsigned long long)(win));                    \
+		cr_assert_eq(__st.fixups != 0, (bool)(faulted),             \
+			     "fixups %llu " __VA_ARGS__,                    \
+			     (unsigned long long)__st.fixups);              \
 	} while (0)
 
 /*
