@@ -26,7 +26,10 @@ struct ua_protect_ops {
 	void (*fini)(struct ua_space *sp);
 	/* The protection newly mapped pages get in the space's current state. */
 	int (*map_prot)(struct ua_space *sp, int guest_prot);
-	/* State changes; from/to are UA_MODE_* of the calling thread. */
+	/*
+	 * State changes; from/to are UA_MODE_* of the calling thread.  Not
+	 * called for none and pkey: protect.c switches those inline.
+	 */
 	void (*switch_mode)(struct ua_space *sp, int from, int to);
 };
 
@@ -73,9 +76,35 @@ struct ua_thread {
 	struct ua_space *guest_space;
 	/* Portable arch only: where a fault in a primitive resumes. */
 	void *recover;
+	/* pkey: the monitor's PKRU, saved on the way into guest mode. */
+	uint32_t pkru_monitor;
+	/* ua__protect_probe() is running: its faults are not violations. */
+	bool probing;
+	/* Space locks (sp->lock) this thread holds: a signal handler that
+	 * interrupted one must not take a space lock again. */
+	int space_locks;
 };
 
 extern UA_TLS struct ua_thread ua_self;
+
+/*
+ * Take a space's lock, noting it in the thread: code that may run in a
+ * signal handler checks ua_self.space_locks instead of deadlocking on a
+ * lock its own thread was interrupted holding.
+ */
+static inline void ua__space_lock(struct ua_space *sp)
+{
+	ua_self.space_locks++;
+	atomic_signal_fence(memory_order_seq_cst);
+	pthread_mutex_lock(&sp->lock);
+}
+
+static inline void ua__space_unlock(struct ua_space *sp)
+{
+	pthread_mutex_unlock(&sp->lock);
+	atomic_signal_fence(memory_order_seq_cst);
+	ua_self.space_locks--;
+}
 
 /* src/core/init.c */
 UA_HIDDEN void ua__ensure_init(void);
@@ -89,12 +118,15 @@ UA_HIDDEN int ua__registry_add(struct ua_space *sp);
 UA_HIDDEN void ua__registry_del(struct ua_space *sp);
 UA_HIDDEN bool ua__registry_overlaps(uintptr_t lo, uintptr_t hi);
 
+/* src/core/space.c */
+UA_HIDDEN int ua__space_prot_at(struct ua_space *sp, uintptr_t addr);
+
 /* src/protect/protect.c */
 UA_HIDDEN const struct ua_protect_ops *ua__protect_select(enum ua_protect p,
 							  int *err);
-UA_HIDDEN void ua__protect_switch(struct ua_space *sp, int from, int to);
 UA_HIDDEN bool ua__protect_window_open(int kind, const void *ptr, size_t len);
 UA_HIDDEN void ua__protect_window_close(int kind);
+UA_HIDDEN int ua__protect_mode(const struct ua_space *sp);
 UA_HIDDEN bool ua__pkey_available(const char **why);
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_none;
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_mprotect;

@@ -67,7 +67,9 @@ struct ua_space *ua_space_create(size_t size, const struct ua_space_opts *opts)
 	return sp;
 
 fini:
+	munmap(base, sp->size + sp->guard);
 	sp->ops->fini(sp);
+	goto free_sp;
 unmap:
 	munmap(base, sp->size + sp->guard);
 free_sp:
@@ -91,8 +93,9 @@ void ua_space_destroy(struct ua_space *sp)
 	if (ua_self.cur == sp)
 		ua_self.cur = NULL;
 	ua__registry_del(sp);
-	sp->ops->fini(sp);
+	/* Pages first: a protection key is freed only once no page has it. */
 	munmap((void *)sp->base, sp->size + sp->guard);
+	sp->ops->fini(sp);
 	pthread_mutex_destroy(&sp->lock);
 	free(sp->maps);
 	free(sp);
@@ -235,14 +238,34 @@ void *ua_map(struct ua_space *sp, void *addr, size_t len, int prot)
 		return NULL;
 	}
 	len = ua__page_up(len);
-	pthread_mutex_lock(&sp->lock);
+	ua__space_lock(sp);
 	err = map_locked(sp, &a, len, prot);
-	pthread_mutex_unlock(&sp->lock);
+	ua__space_unlock(sp);
 	if (err) {
 		errno = -err;
 		return NULL;
 	}
 	return (void *)a;
+}
+
+/*
+ * The guest protection at addr (-1: not mapped), for the fault handler's
+ * violation check; -2 when the calling thread holds a space lock, which a
+ * signal handler must not take again.
+ */
+int ua__space_prot_at(struct ua_space *sp, uintptr_t addr)
+{
+	int prot = -1;
+	size_t i;
+
+	if (ua_self.space_locks)
+		return -2;
+	ua__space_lock(sp);
+	i = maps_find(sp, addr);
+	if (i < sp->nmaps && sp->maps[i].start <= addr)
+		prot = sp->maps[i].prot;
+	ua__space_unlock(sp);
+	return prot;
 }
 
 /* Drop [lo, hi) from the mapping list, splitting mappings that straddle. */
@@ -286,11 +309,11 @@ int ua_unmap(struct ua_space *sp, void *addr, size_t len)
 	len = ua__page_up(len);
 	if (a < sp->base || a > sp->limit || len > sp->limit - a)
 		return -ERANGE;
-	pthread_mutex_lock(&sp->lock);
+	ua__space_lock(sp);
 	err = maps_remove(sp, a, a + len);
 	if (!err && mmap(addr, len, PROT_NONE, RESERVE_FLAGS | MAP_FIXED, -1,
 			 0) == MAP_FAILED)
 		err = -ENOMEM;
-	pthread_mutex_unlock(&sp->lock);
+	ua__space_unlock(sp);
 	return err;
 }

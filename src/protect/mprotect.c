@@ -2,13 +2,15 @@
 /*
  * The "mprotect" backend: a locked space is PROT_NONE; a read window makes
  * it readable, a write or rw window readable and writable, guest mode gives
- * back each mapping's own protection.  Protection is per process, not per
+ * back each mapping's own protection, and no level ever grants more than
+ * the mapping's own protection.  Protection is per process, not per
  * thread, so the space takes the most open level any thread holds: a count
- * per mode decides it, and a window closing never locks memory under
- * another thread's open window or running guest code.  The price: while
- * any thread holds a window or runs guest code, every thread of the
+ * of holders per mode decides it, and a window closing never locks memory
+ * under another thread's open window or running guest code.  The price:
+ * while any thread holds a window or runs guest code, every thread of the
  * monitor can touch the space (see doc/protection.md).
  */
+#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "../internal.h"
@@ -29,22 +31,46 @@ static int level_now(const struct ua_space *sp)
 {
 	const int *c = sp->mp_counts;
 
-	if (c[UA_MODE_GUEST])
+	if (c[UA_MODE_GUEST] > 0)
 		return UA_MODE_GUEST;
-	if (c[UA_MODE_WRITE] || c[UA_MODE_RW])
+	if (c[UA_MODE_WRITE] > 0 || c[UA_MODE_RW] > 0)
 		return UA_MODE_RW;
-	if (c[UA_MODE_READ])
+	if (c[UA_MODE_READ] > 0)
 		return UA_MODE_READ;
 	return UA_MODE_LOCKED;
 }
 
+static void __attribute__((noreturn)) apply_failed(void)
+{
+	/* Running on with the space in an unknown state would be worse. */
+	ua__write_str(2, "uaccess: mprotect() of a guest space failed (out "
+			 "of memory or of VMAs): protection state unknown\n");
+	abort();
+}
+
+/*
+ * One mprotect() per run of mappings that end up alike.  Runs that become
+ * PROT_NONE may also span the unmapped gaps between mappings, which are
+ * PROT_NONE reservations already: locking costs one call.
+ */
 static void apply(struct ua_space *sp, int level)
 {
-	for (size_t i = 0; i < sp->nmaps; i++) {
-		const struct ua_mapping *m = &sp->maps[i];
+	size_t i = 0;
 
-		mprotect((void *)m->start, m->end - m->start,
-			 level_prot(level, m->prot));
+	while (i < sp->nmaps) {
+		uintptr_t start = sp->maps[i].start, end = sp->maps[i].end;
+		int prot = level_prot(level, sp->maps[i].prot);
+
+		for (i++; i < sp->nmaps; i++) {
+			const struct ua_mapping *m = &sp->maps[i];
+
+			if (level_prot(level, m->prot) != prot ||
+			    (m->start != end && prot != PROT_NONE))
+				break;
+			end = m->end;
+		}
+		if (mprotect((void *)start, end - start, prot))
+			apply_failed();
 	}
 	sp->mp_level = level;
 }
@@ -66,11 +92,16 @@ static int mp_map_prot(struct ua_space *sp, int guest_prot)
 	return level_prot(sp->mp_level, guest_prot);
 }
 
+/*
+ * protect.c never calls this from a signal handler that interrupted a
+ * holder of a space lock on the same thread (ua_self.space_locks), so the
+ * lock cannot deadlock on its own thread.
+ */
 static void mp_switch(struct ua_space *sp, int from, int to)
 {
 	int level;
 
-	pthread_mutex_lock(&sp->lock);
+	ua__space_lock(sp);
 	if (from != UA_MODE_LOCKED)
 		sp->mp_counts[from]--;
 	if (to != UA_MODE_LOCKED)
@@ -78,7 +109,7 @@ static void mp_switch(struct ua_space *sp, int from, int to)
 	level = level_now(sp);
 	if (level != sp->mp_level)
 		apply(sp, level);
-	pthread_mutex_unlock(&sp->lock);
+	ua__space_unlock(sp);
 }
 
 const struct ua_protect_ops ua__protect_mprotect = {

@@ -23,17 +23,9 @@ static int none_map_prot(struct ua_space *sp, int guest_prot)
 	return guest_prot;
 }
 
-static void none_switch(struct ua_space *sp, int from, int to)
-{
-	(void)sp;
-	(void)from;
-	(void)to;
-}
-
 const struct ua_protect_ops ua__protect_none = {
 	.kind = UA_PROTECT_NONE,
 	.init = none_init,
 	.fini = none_fini,
 	.map_prot = none_map_prot,
-	.switch_mode = none_switch,
 };

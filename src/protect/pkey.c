@@ -1,139 +1,130 @@
 // SPDX-License-Identifier: MIT
 /*
- * The "pkey" backend: each space gets a protection key; PKRU, which is per
- * thread, decides what the thread may do with the space's pages.  Locked =
- * access-disable, read window = write-disable only, write/rw window and
- * guest mode = both clear: the read/write split of POWER's KUAP.
- * RDPKRU/WRPKRU are inline (no call per switch); facts from the kernel's
- * Documentation/core-api/protection-keys.rst and the SDM (WRPKRU is not
- * executed speculatively, so no fence is needed after it).
+ * The "pkey" backend: each space gets a protection key and its pages are
+ * tagged with it; PKRU, which is per thread, decides what the thread may
+ * do with them.  The switches themselves are inline in protect.c (see
+ * pkru.h); this file detects the hardware, allocates and frees the keys.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <sys/mman.h>
 
-#include "../internal.h"
+#include "pkru.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
 
-static inline uint32_t rdpkru(void)
-{
-	uint32_t eax, edx;
-
-	asm volatile(".byte 0x0f, 0x01, 0xee" : "=a"(eax), "=d"(edx) : "c"(0));
-	return eax;
-}
-
-static inline void wrpkru(uint32_t v)
-{
-	asm volatile(".byte 0x0f, 0x01, 0xef" : : "a"(v), "c"(0), "d"(0)
-		     : "memory");
-}
-
+/* CPUID.(EAX=7,ECX=0):ECX bit 4: the OS has set CR4.PKE (SDM vol. 2A). */
 static bool cpu_has_ospke(void)
 {
 	unsigned int a, b, c, d;
 
 	if (!__get_cpuid_count(7, 0, &a, &b, &c, &d))
 		return false;
-	return (c & (1u << 4)) != 0; /* CPUID.7.0:ECX.OSPKE */
+	return (c & (1u << 4)) != 0;
 }
 #else
-static inline uint32_t rdpkru(void)
-{
-	return 0;
-}
-
-static inline void wrpkru(uint32_t v)
-{
-	(void)v;
-}
-
 static bool cpu_has_ospke(void)
 {
 	return false;
 }
 #endif
 
-#define PKRU_AD(k) (1u << (2 * (k)))
-#define PKRU_WD(k) (1u << (2 * (k) + 1))
+/* Keys the library holds, for the message when they run out. */
+static atomic_int keys_held;
+
+static const char *detect(void)
+{
+	int k;
+
+	if (!cpu_has_ospke())
+		return "the CPU has no protection keys, or the kernel does not "
+		       "enable them (CPUID OSPKE clear)";
+	k = pkey_alloc(0, 0);
+	if (k >= 0) {
+		pkey_free(k);
+		return NULL;
+	}
+	/*
+	 * With OSPKE set, ENOSPC only means every key is taken right now
+	 * (pkey_alloc(2) also gives ENOSPC where keys do not exist at all,
+	 * hence CPUID first): the backend exists, a new space fails.
+	 */
+	if (errno == ENOSPC)
+		return NULL;
+	return "pkey_alloc() is refused by the kernel (ENOSYS or EINVAL)";
+}
 
 bool ua__pkey_available(const char **why)
 {
-	static int cached; /* 0 unknown, 1 yes, -1 no */
-	static const char *cached_why;
-	int k;
+	/* 0 unknown, 1 yes, -1 no; the reason is published before the state. */
+	static atomic_int state;
+	static const char *_Atomic reason;
+	int s = atomic_load_explicit(&state, memory_order_acquire);
 
-	if (cached) {
-		*why = cached_why;
-		return cached > 0;
+	if (!s) {
+		const char *r = detect();
+
+		atomic_store_explicit(&reason, r, memory_order_relaxed);
+		s = r ? -1 : 1;
+		atomic_store_explicit(&state, s, memory_order_release);
 	}
-	if (!cpu_has_ospke()) {
-		cached_why = "the CPU has no protection keys, or the kernel "
-			     "does not enable them (CPUID OSPKE clear)";
-		cached = -1;
-	} else if ((k = pkey_alloc(0, 0)) < 0) {
-		cached_why = "pkey_alloc() failed: the kernel refuses "
-			     "protection keys";
-		cached = -1;
-	} else {
-		pkey_free(k);
-		cached = 1;
-	}
-	*why = cached_why;
-	return cached > 0;
+	*why = atomic_load_explicit(&reason, memory_order_relaxed);
+	return s > 0;
 }
 
-static uint32_t pkru_bits(int mode, int key)
+static void report_enospc(void)
 {
-	switch (mode) {
-	case UA_MODE_LOCKED: return PKRU_AD(key) | PKRU_WD(key);
-	case UA_MODE_READ: return PKRU_WD(key);
-	default: return 0;
-	}
-}
+	char msg[320];
 
-static void set_mode(int key, int mode)
-{
-	uint32_t mask = PKRU_AD(key) | PKRU_WD(key);
-	uint32_t old = rdpkru();
-	uint32_t v = (old & ~mask) | pkru_bits(mode, key);
-
-	if (v != old)
-		wrpkru(v);
+	snprintf(msg, sizeof(msg),
+		 "uaccess: no protection key left for a new pkey space "
+		 "(pkey_alloc: ENOSPC; uaccess spaces hold %d of the at most 15 "
+		 "keys x86 gives a process): destroy a pkey space, or create "
+		 "this one with UA_PROTECT_MPROTECT\n",
+		 atomic_load(&keys_held));
+	ua__write_str(2, msg);
 }
 
 static int pk_init(struct ua_space *sp)
 {
+	/*
+	 * The rights argument sets this thread's PKRU for the key; threads
+	 * that never switched on the key keep whatever they inherited, which
+	 * is access-disabled for every key but 0 unless someone opened it
+	 * (init PKRU 0x55555554, copied into new threads at clone).
+	 */
 	int key = pkey_alloc(0, PKEY_DISABLE_ACCESS);
 
-	if (key < 0)
-		return errno == ENOSPC ? -ENOSPC : -EOPNOTSUPP;
+	if (key < 0) {
+		if (errno != ENOSPC)
+			return -EOPNOTSUPP;
+		report_enospc();
+		return -ENOSPC;
+	}
+	atomic_fetch_add(&keys_held, 1);
 	sp->pkey = key;
-	set_mode(key, UA_MODE_LOCKED);
+	ua__pkru_set_mode(key, UA_MODE_LOCKED);
 	return 0;
 }
 
+/* Called after the space's pages are unmapped: no page carries the key. */
 static void pk_fini(struct ua_space *sp)
 {
 	if (sp->pkey < 0)
 		return;
-	/* Leave the key access-disabled for a later owner of the number. */
-	set_mode(sp->pkey, UA_MODE_LOCKED);
+	/* Leave the key locked in this thread for the next owner of the number. */
+	ua__pkru_set_mode(sp->pkey, UA_MODE_LOCKED);
 	pkey_free(sp->pkey);
+	atomic_fetch_sub(&keys_held, 1);
 	sp->pkey = -1;
 }
 
+/* The pages keep the guest's protection: the key alone locks them. */
 static int pk_map_prot(struct ua_space *sp, int guest_prot)
 {
 	(void)sp;
 	return guest_prot;
-}
-
-static void pk_switch(struct ua_space *sp, int from, int to)
-{
-	(void)from;
-	set_mode(sp->pkey, to);
 }
 
 const struct ua_protect_ops ua__protect_pkey = {
@@ -141,5 +132,4 @@ const struct ua_protect_ops ua__protect_pkey = {
 	.init = pk_init,
 	.fini = pk_fini,
 	.map_prot = pk_map_prot,
-	.switch_mode = pk_switch,
 };
