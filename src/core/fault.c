@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -56,29 +57,68 @@ static int uc_is_write(ucontext_t *uc)
 #endif
 }
 
+/* A monitor access that the thread's protection mode forbids. */
+struct violation {
+	struct ua_space *sp;
+	int write;  /* 1 write, 0 read, -1 not known on this arch */
+	bool fixup; /* the instruction has a fixup, deliberately not taken */
+};
+
+static char *fmt_dec(char *buf, unsigned long v)
+{
+	char tmp[24];
+	int n = 0, i = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = 0;
+	return buf;
+}
+
 /*
- * The KUAP oops: the monitor touched a guest page of a protected space
- * outside a window (or wrote inside a read window).  Never returns.
+ * The KUAP oops: the monitor touched guest memory of a protected space
+ * outside a window, or wrote inside a read window.  Async-signal-safe
+ * apart from backtrace(), whose first call (which may allocate) was made
+ * when the handler was installed.  Never returns.
  */
 static void __attribute__((noreturn))
-report_violation(struct ua_space *sp, siginfo_t *info, ucontext_t *uc)
+report_violation(const struct violation *v, siginfo_t *info, ucontext_t *uc)
 {
-	char a[20], ip[20];
+	char buf[24];
 	void *frames[32];
-	int write = uc_is_write(uc), n;
+	int n;
 
 	ua__write_str(2, "uaccess: monitor attempted to ");
-	ua__write_str(2, write < 0 ? "access" : write ? "write" : "read");
+	ua__write_str(2, v->write < 0 ? "access" : v->write ? "write" : "read");
 	ua__write_str(2, " guest address ");
-	ua__write_str(2, ua__fmt_hex(a, (uintptr_t)info->si_addr));
-	ua__write_str(2, ua_self.win_kind && ua_self.win_space == sp ?
-				 " inside a read-only access window" :
-				 " outside an access window");
+	ua__write_str(2, ua__fmt_hex(buf, (uintptr_t)info->si_addr));
+	if (ua_self.win_kind && ua_self.win_space == v->sp) {
+		ua__write_str(2, " inside a read-only access window");
+		if (ua_self.win_file) {
+			ua__write_str(2, " opened at ");
+			ua__write_str(2, ua_self.win_file);
+			ua__write_str(2, ":");
+			ua__write_str(2, fmt_dec(buf, (unsigned)ua_self.win_line));
+		}
+	} else {
+		ua__write_str(2, " outside an access window");
+	}
 	ua__write_str(2, " (protection: ");
-	ua__write_str(2, ua_protect_name(sp->ops->kind));
+	ua__write_str(2, ua_protect_name(v->sp->ops->kind));
+	ua__write_str(2, ", thread ");
+	ua__write_str(2, fmt_dec(buf, (unsigned long)gettid()));
 	ua__write_str(2, ")\nuaccess: faulting instruction at ");
-	ua__write_str(2, ua__fmt_hex(ip, uc_pc(uc)));
-	ua__write_str(2, "\nuaccess: call trace:\n");
+	ua__write_str(2, ua__fmt_hex(buf, uc_pc(uc)));
+	ua__write_str(2, "\n");
+	if (v->fixup)
+		ua__write_str(2, "uaccess: the instruction has an exception-"
+				 "table fixup; it is not taken, as a window "
+				 "bug must not pass for -EFAULT\n");
+	ua__write_str(2, "uaccess: call trace:\n");
 	n = backtrace(frames, 32);
 	backtrace_symbols_fd(frames, n, 2);
 	/* The guest page stays locked: abort cannot be swallowed by a retry. */
@@ -86,17 +126,45 @@ report_violation(struct ua_space *sp, siginfo_t *info, ucontext_t *uc)
 	abort();
 }
 
-static bool is_violation(struct ua_space **spp, siginfo_t *info)
+/*
+ * Is this fault a protection violation?  Only for a guest address of a
+ * space with a real backend, touched by monitor code (not guest code, not
+ * the test probe), when the thread's mode forbids the access: no window,
+ * or a write in a read window.  An access the mode allows faulted because
+ * of the guest's own protection or an unmapped page: not a violation.
+ *
+ * An instruction with a fixup is treated like a plain one, as x86 does
+ * with SMAP (a kernel access to user memory with AC clear oopses even if
+ * it has an exception-table entry): the mode forbade the access, so the
+ * window discipline is broken.  It is only spared when the access would
+ * have failed inside the right window too (the guest mapping is absent or
+ * does not allow it): then the fixup and its -EFAULT are the true answer.
+ */
+static bool is_violation(struct violation *v, siginfo_t *info,
+			 ucontext_t *uc)
 {
-	struct ua_space *sp = ua_space_find(info->si_addr);
-	uintptr_t a = (uintptr_t)info->si_addr;
+	uintptr_t a = (uintptr_t)info->si_addr, fixup;
+	int mode, prot;
 
-	if (!sp || sp->ops->kind == UA_PROTECT_NONE || a >= sp->limit)
+	if (ua_self.guest_space || ua_self.probing)
 		return false;
-	if (ua_self.guest_space == sp)
+	v->sp = ua_space_find(info->si_addr);
+	if (!v->sp || v->sp->ops->kind == UA_PROTECT_NONE ||
+	    a >= v->sp->limit)
 		return false;
-	*spp = sp;
-	return true;
+	v->write = uc_is_write(uc);
+	mode = ua__protect_mode(v->sp);
+	if (mode != UA_MODE_LOCKED && (v->write <= 0 || (mode & UA_WIN_WRITE)))
+		return false;
+	v->fixup = ua_self.recover || ua_extable_search(uc_pc(uc), &fixup);
+	if (!v->fixup)
+		return true;
+	prot = ua__space_prot_at(v->sp, a);
+	if (prot == -2)
+		return true; /* cannot look: the thread holds a space lock */
+	if (v->write > 0)
+		return prot >= 0 && (prot & PROT_WRITE);
+	return prot >= 0 && (prot & (PROT_READ | PROT_WRITE));
 }
 
 /* Portable arch: a primitive faulted; resume at its recovery point. */
@@ -120,7 +188,7 @@ static void __attribute__((noreturn)) recover_generic(int sig)
 
 static bool handle_fault(int sig, siginfo_t *info, ucontext_t *uc)
 {
-	struct ua_space *sp;
+	struct violation v;
 	uintptr_t fixup;
 
 	if (sig != SIGSEGV && sig != SIGBUS)
@@ -128,6 +196,9 @@ static bool handle_fault(int sig, siginfo_t *info, ucontext_t *uc)
 	/* Only faults the CPU raised; a kill(SIGSEGV) has no faulting PC. */
 	if (info->si_code <= 0)
 		return false;
+	/* Before any fixup: a forbidden access is reported, not recovered. */
+	if (is_violation(&v, info, uc))
+		report_violation(&v, info, uc);
 	if (ua_self.recover)
 		recover_generic(sig);
 	if (ua_extable_search(uc_pc(uc), &fixup)) {
@@ -138,8 +209,6 @@ static bool handle_fault(int sig, siginfo_t *info, ucontext_t *uc)
 	if (ua__guest_fault_hook && ua_self.guest_space &&
 	    ua__guest_fault_hook(sig, info, uc))
 		return true;
-	if (is_violation(&sp, info))
-		report_violation(sp, info, uc);
 	return false;
 }
 
