@@ -61,6 +61,8 @@
 	.p2align 4
 ua__syscall:
 	.cfi_startproc
+	pushfq					/* before any test: exact flags */
+	.cfi_adjust_cfa_offset 8
 	pushq	%rax
 	.cfi_adjust_cfa_offset 8
 	movq	ua__guest_task@gottpoff(%rip), %rax
@@ -85,8 +87,6 @@ ua__syscall:
 	popq	%rcx
 	.cfi_adjust_cfa_offset -8
 	movq	%rcx, RAX(%rax)
-	pushfq
-	.cfi_adjust_cfa_offset 8
 	popq	%rcx
 	.cfi_adjust_cfa_offset -8
 	movq	%rcx, EFLAGS(%rax)
@@ -148,9 +148,9 @@ ua__syscall:
 	.cfi_endproc
 .Lnot_guest:
 	.cfi_startproc
-	.cfi_adjust_cfa_offset 8
-	popq	%rax
-	.cfi_adjust_cfa_offset -8
+	.cfi_adjust_cfa_offset 16
+	leaq	16(%rsp), %rsp
+	.cfi_adjust_cfa_offset -16
 	movq	$-1, %rax			/* -EPERM */
 	ret
 	.cfi_endproc
