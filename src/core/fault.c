@@ -273,10 +273,30 @@ static void chain(int sig, siginfo_t *info, void *uc)
 	pthread_sigmask(SIG_SETMASK, &prev, NULL);
 }
 
+/*
+ * The kernel clears DF and TF for a handler but not EFLAGS.AC.  Guest code
+ * may set AC (tasks restore it): then every unaligned access below (glibc's
+ * string functions, a lazily bound PLT call) would raise SIGBUS again with
+ * SIGBUS blocked, and the process would die.  The interrupted context
+ * keeps its own flags in uc.  Below the red zone: this is not a leaf.
+ */
+static inline void clear_ac(void)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("leaq -128(%%rsp), %%rsp\n\t"
+			 "pushfq\n\t"
+			 "andl $~0x40000, (%%rsp)\n\t"
+			 "popfq\n\t"
+			 "leaq 128(%%rsp), %%rsp" ::: "cc", "memory");
+#endif
+}
+
 static void fault_handler(int sig, siginfo_t *info, void *uc)
 {
-	int saved = errno;
+	int saved;
 
+	clear_ac();
+	saved = errno;
 	if (!ua_handle_fault(sig, info, uc))
 		chain(sig, info, uc);
 	errno = saved;
