@@ -1,0 +1,884 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Differential tests: the same handler and raising code run under a real
+ * signal of the host kernel and under the engine must observe the same
+ * siginfo, ucontext, stack placement, entry state and FP state, resume
+ * the same way, and end the same way when the frame is corrupted.
+ *
+ * Each test runs a body twice (t_run_host, then t_run_engine; bodies
+ * whose outcome is death run on the host in a forked child), records what
+ * it saw in a struct in monitor memory, and compares the two records
+ * field by field, then against the values Linux documents.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tsig.h"
+
+TestSuite(sig_diff, .init = t_skip_if_unavailable, .timeout = 60);
+
+#define ALT_SIZE ((size_t)64 << 10)
+#define SIG_A SIGUSR1
+
+/* ---- what a handler observes ---- */
+
+struct obs {
+	int sig, code, pid, uid, value;
+	uint64_t uc_flags, uc_link;
+	long ss_sp; /* uc_stack.ss_sp - run memory, -1 when NULL */
+	int ss_flags;
+	size_t ss_size;
+	uint64_t uc_sigmask, mask_in;
+	long align;    /* (rsp + 8) % 16 at entry */
+	long si_off, uc_off, fp_off, irsp_off, alt_top_off;
+	uint64_t rax, entry_df, entry_tf, frame_df;
+	uint32_t mxcsr_in, fcw_in;
+	uint32_t fp_mxcsr, fp_mask, fp_fcw;
+	uint32_t magic1, ext, xsize, magic2;
+	uint64_t xfeat, bv_fpsse;
+	long fp_align; /* fpstate % 64 */
+	int q_ret, q_flags;
+	long q_sp;
+	size_t q_size;
+	int set_ret, set_errno;
+};
+
+/* What the body saw after the handler. */
+struct after {
+	long ret;
+	int handled;
+	uint32_t mxcsr, fcw;
+	uint64_t mask;
+	int q_ret, q_flags;
+	long q_sp;
+	size_t q_size;
+};
+
+struct record {
+	struct obs o[8];
+	int n;
+	struct after a;
+};
+
+static struct record rec;
+
+static long mem_off(const void *p)
+{
+	return p ? (long)((const char *)p - t_cur->mem) : -1;
+}
+
+static uint32_t rd32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static uint64_t rd64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+/* A handler that wants to try changing the altstack while on it. */
+static bool try_set_altstack;
+
+static void observe(struct obs *o, const struct t_entry *e, int sig,
+		    siginfo_t *si, ucontext_t *uc)
+{
+	const unsigned char *fp = (const unsigned char *)uc->uc_mcontext.fpregs;
+	sigset_t m;
+	stack_t q;
+
+	o->sig = si->si_signo;
+	o->code = si->si_code;
+	o->pid = si->si_pid;
+	o->uid = (int)si->si_uid;
+	o->value = si->si_value.sival_int;
+	o->uc_flags = uc->uc_flags;
+	o->uc_link = (uint64_t)(uintptr_t)uc->uc_link;
+	o->ss_sp = mem_off(uc->uc_stack.ss_sp);
+	o->ss_flags = uc->uc_stack.ss_flags;
+	o->ss_size = uc->uc_stack.ss_size;
+	o->uc_sigmask = t_sigset64(&uc->uc_sigmask);
+	o->align = (long)((e->rsp + 8) % 16);
+	o->si_off = (long)((uintptr_t)si - e->rsp);
+	o->uc_off = (long)((uintptr_t)uc - e->rsp);
+	o->fp_off = (long)((uintptr_t)fp - e->rsp);
+	o->alt_top_off = (long)((uintptr_t)t_cur->mem + ALT_SIZE - e->rsp);
+	/* Where the frame went from the interrupted RSP; on the altstack
+	 * the distance between two stacks says nothing. */
+	o->irsp_off = o->alt_top_off > 0 && (size_t)o->alt_top_off < ALT_SIZE ?
+			      -1 :
+			      (long)((uint64_t)uc->uc_mcontext.gregs[REG_RSP] -
+				     e->rsp);
+	o->rax = e->rax;
+	o->entry_df = e->flags & EFL_DF;
+	o->entry_tf = e->flags & (EFL_TF | EFL_AC);
+	o->frame_df = (uint64_t)uc->uc_mcontext.gregs[REG_EFL] & EFL_DF;
+	o->mxcsr_in = e->mxcsr;
+	o->fcw_in = e->fcw;
+	o->fp_align = (long)((uintptr_t)fp % 64);
+	o->fp_fcw = uc->uc_mcontext.fpregs->cwd;
+	o->fp_mxcsr = uc->uc_mcontext.fpregs->mxcsr;
+	o->fp_mask = uc->uc_mcontext.fpregs->mxcr_mask;
+	o->magic1 = rd32(fp + 464);
+	o->ext = rd32(fp + 468);
+	o->xfeat = rd64(fp + 472);
+	o->xsize = rd32(fp + 480);
+	o->magic2 = o->magic1 == FP_MAGIC1 ? rd32(fp + o->xsize) : 0;
+	o->bv_fpsse = rd64(fp + 512) & 3;
+	(void)sig;
+
+	sigemptyset(&m);
+	ops->sigprocmask(SIG_BLOCK, NULL, &m);
+	o->mask_in = t_sigset64(&m);
+	memset(&q, 0, sizeof(q));
+	o->q_ret = ops->sigaltstack(NULL, &q);
+	o->q_flags = q.ss_flags;
+	o->q_sp = mem_off(q.ss_sp);
+	o->q_size = q.ss_size;
+	if (try_set_altstack) {
+		stack_t ss = { .ss_sp = t_cur->mem + ALT_SIZE,
+			       .ss_size = 16384, .ss_flags = 0 };
+
+		errno = 0;
+		o->set_ret = ops->sigaltstack(&ss, NULL);
+		o->set_errno = errno;
+	}
+}
+
+static void h_observe(int sig, siginfo_t *si, void *ucv)
+{
+	struct t_entry e = t_entry;
+
+	if (rec.n < 8)
+		observe(&rec.o[rec.n++], &e, sig, si, ucv);
+}
+
+/* ---- one raise with a given setup ---- */
+
+enum how { TKILL, TKILL_DF, KILL, QUEUE };
+
+struct scen {
+	enum how how;
+	int saflags;
+	uint64_t samask, premask;
+	int alt;        /* 0: none, else: altstack with these flags + 1 */
+	bool fpctl;     /* non-default MXCSR/FCW when raising */
+	long below;
+	bool set_in_handler;
+};
+
+static void query_after(struct after *a)
+{
+	stack_t q;
+
+	memset(&q, 0, sizeof(q));
+	a->q_ret = ops->sigaltstack(NULL, &q);
+	a->q_flags = q.ss_flags;
+	a->q_sp = mem_off(q.ss_sp);
+	a->q_size = q.ss_size;
+}
+
+static void body_raise(struct t_run *r)
+{
+	const struct scen *sc = r->arg;
+	stack_t ss = { .ss_sp = r->mem, .ss_size = ALT_SIZE };
+
+	if (sc->alt) {
+		ss.ss_flags = sc->alt - 1;
+		if (ops->sigaltstack(&ss, NULL))
+			return;
+	}
+	try_set_altstack = sc->set_in_handler;
+	if (t_install(SIG_A, h_observe, sc->saflags, sc->samask))
+		return;
+	t_setmask(sc->premask);
+	if (sc->fpctl)
+		t_set_fpctl(MXCSR_TEST, FCW_TEST);
+	switch (sc->how) {
+	case TKILL:
+		rec.a.ret = t_raise_aligned(SIG_A, sc->below);
+		break;
+	case TKILL_DF:
+		rec.a.ret = t_call_aligned((void *)ops->tgkill_df, t_stub_pid(),
+					   t_stub_tid(), SIG_A, 0, sc->below);
+		break;
+	case KILL:
+		rec.a.ret = t_kill_aligned(SIG_A, sc->below);
+		break;
+	case QUEUE:
+		rec.a.ret = t_queue_aligned(SIG_A, 0x5eed1 + (int)sc->below,
+					    sc->below);
+		break;
+	}
+	rec.a.mxcsr = t_get_mxcsr();
+	rec.a.fcw = t_get_fcw();
+	t_set_fpctl(MXCSR_DEFAULT, FCW_DEFAULT);
+	rec.a.mask = t_getmask();
+	rec.a.handled = rec.n;
+	query_after(&rec.a);
+	t_setmask(0);
+	ss.ss_flags = SS_DISABLE;
+	ops->sigaltstack(&ss, NULL);
+}
+
+/* ---- comparing ---- */
+
+#define SAME(field, fmt)                                                    \
+	cr_expect_eq(h->field, e->field, "%s: host " fmt " engine " fmt,      \
+		     #field, h->field, e->field)
+
+static void compare_obs(const struct obs *h, const struct obs *e)
+{
+	SAME(sig, "%d");
+	SAME(code, "%d");
+	SAME(pid, "%d");
+	SAME(uid, "%d");
+	SAME(value, "%#x");
+	SAME(uc_flags, "%#lx");
+	SAME(uc_link, "%#lx");
+	SAME(ss_sp, "%ld");
+	SAME(ss_flags, "%#x");
+	SAME(ss_size, "%zu");
+	SAME(uc_sigmask, "%#lx");
+	SAME(mask_in, "%#lx");
+	SAME(align, "%ld");
+	SAME(si_off, "%ld");
+	SAME(uc_off, "%ld");
+	SAME(fp_off, "%ld");
+	SAME(irsp_off, "%ld");
+	SAME(rax, "%#lx");
+	SAME(entry_df, "%#lx");
+	SAME(entry_tf, "%#lx");
+	SAME(frame_df, "%#lx");
+	SAME(mxcsr_in, "%#x");
+	SAME(fcw_in, "%#x");
+	SAME(fp_mxcsr, "%#x");
+	SAME(fp_mask, "%#x");
+	SAME(fp_fcw, "%#x");
+	SAME(magic1, "%#x");
+	SAME(ext, "%u");
+	SAME(xsize, "%u");
+	SAME(magic2, "%#x");
+	SAME(xfeat, "%#lx");
+	SAME(bv_fpsse, "%#lx");
+	SAME(fp_align, "%ld");
+	SAME(q_ret, "%d");
+	SAME(q_flags, "%#x");
+	SAME(q_sp, "%ld");
+	SAME(q_size, "%zu");
+	SAME(set_ret, "%d");
+	SAME(set_errno, "%d");
+}
+
+static void compare_after(const struct after *h, const struct after *e)
+{
+	SAME(ret, "%ld");
+	SAME(handled, "%d");
+	SAME(mxcsr, "%#x");
+	SAME(fcw, "%#x");
+	SAME(mask, "%#lx");
+	SAME(q_ret, "%d");
+	SAME(q_flags, "%#x");
+	SAME(q_sp, "%ld");
+	SAME(q_size, "%zu");
+}
+
+/* Run sc both ways; rec holds the engine's record, *host the host's. */
+static void run_both(const struct scen *sc, struct record *host)
+{
+	memset(&rec, 0, sizeof(rec));
+	t_run_host(body_raise, (void *)sc);
+	*host = rec;
+	memset(&rec, 0, sizeof(rec));
+	t_assert_status_exit(t_run_engine(body_raise, (void *)sc, NULL, NULL),
+			     0);
+	cr_assert_eq(host->n, 1, "host: %d handler runs", host->n);
+	cr_assert_eq(rec.n, 1, "engine: %d handler runs", rec.n);
+	compare_obs(&host->o[0], &rec.o[0]);
+	compare_after(&host->a, &rec.a);
+}
+
+/* The values Linux documents, checked on the engine's record. */
+static void expect_common(const struct record *r, int code)
+{
+	const struct obs *o = &r->o[0];
+
+	cr_expect_eq(o->sig, SIG_A);
+	cr_expect_eq(o->code, code);
+	cr_expect_eq(o->pid, getpid());
+	cr_expect_eq(o->uid, (int)getuid());
+	/* UC_FP_XSTATE | UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS */
+	cr_expect_eq(o->uc_flags, 7);
+	cr_expect_eq(o->uc_link, 0);
+	cr_expect_eq(o->align, 0, "(rsp + 8) %% 16 at handler entry");
+	cr_expect_eq(o->uc_off, 8);
+	cr_expect_eq(o->si_off, 312);
+	cr_expect_eq(o->fp_align, 0);
+	cr_expect_eq(o->rax, 0);
+	cr_expect_eq(o->entry_df, 0);
+	cr_expect_eq(o->mxcsr_in, MXCSR_DEFAULT);
+	cr_expect_eq(o->fcw_in, FCW_DEFAULT);
+	cr_expect_eq(o->magic1, FP_MAGIC1);
+	cr_expect_eq(o->magic2, FP_MAGIC2);
+	cr_expect_eq(o->ext, o->xsize + 4);
+	cr_expect_eq(o->bv_fpsse, 3);
+	cr_expect_eq(r->a.ret, 0);
+}
+
+/* Where the kernel puts a frame below an interrupted RSP (spec §1.3). */
+static long frame_distance(uint64_t irsp, uint32_t xsize)
+{
+	uint64_t fp = (irsp - 128 - (xsize + 4)) & ~63ull;
+
+	return (long)(irsp - (((fp - 440) & ~15ull) - 8));
+}
+
+Test(sig_diff, frame_siginfo_and_placement)
+{
+	struct record host;
+
+	for (long below = 0; below < 64; below += 16) {
+		struct scen sc = { .how = TKILL, .below = below,
+				   .premask = BIT(SIGUSR2) | BIT(40),
+				   .samask = BIT(SIGHUP) };
+
+		run_both(&sc, &host);
+		expect_common(&rec, SI_TKILL);
+		/* No altstack: reported disabled, as in the kernel. */
+		cr_expect_eq(rec.o[0].ss_sp, -1);
+		cr_expect_eq(rec.o[0].ss_flags, SS_DISABLE);
+		cr_expect_eq(rec.o[0].q_flags, SS_DISABLE);
+		cr_expect_eq(rec.o[0].uc_sigmask, sc.premask);
+		cr_expect_eq(rec.o[0].mask_in,
+			     sc.premask | BIT(SIGHUP) | BIT(SIG_A));
+		cr_expect_eq(rec.a.mask, sc.premask);
+		cr_expect_eq(rec.o[0].irsp_off,
+			     frame_distance((1u << 20) - below, rec.o[0].xsize));
+		cr_expect_eq(rec.o[0].fp_off, 456);
+	}
+}
+
+Test(sig_diff, si_code_user_and_queue)
+{
+	struct record host;
+	struct scen k = { .how = KILL };
+	struct scen q = { .how = QUEUE, .below = 32 };
+
+	run_both(&k, &host);
+	expect_common(&rec, SI_USER);
+	run_both(&q, &host);
+	expect_common(&rec, SI_QUEUE);
+	cr_expect_eq(rec.o[0].value, 0x5eed1 + 32);
+}
+
+Test(sig_diff, fp_state_fresh_in_handler)
+{
+	struct record host;
+	struct scen sc = { .how = TKILL, .fpctl = true };
+
+	run_both(&sc, &host);
+	expect_common(&rec, SI_TKILL);
+	/* The frame holds the interrupted control words... */
+	cr_expect_eq(rec.o[0].fp_mxcsr, MXCSR_TEST);
+	cr_expect_eq(rec.o[0].fp_fcw, FCW_TEST);
+	/* ...and sigreturn puts them back. */
+	cr_expect_eq(rec.a.mxcsr, MXCSR_TEST);
+	cr_expect_eq(rec.a.fcw, FCW_TEST);
+}
+
+Test(sig_diff, df_cleared_for_handler)
+{
+	struct record host;
+	struct scen sc = { .how = TKILL_DF, .below = 16 };
+
+	run_both(&sc, &host);
+	expect_common(&rec, SI_TKILL);
+	cr_expect_eq(rec.o[0].frame_df, EFL_DF, "the frame keeps DF");
+}
+
+Test(sig_diff, altstack_onstack)
+{
+	struct record host;
+
+	for (long below = 0; below < 64; below += 16) {
+		struct scen sc = { .how = TKILL, .alt = 1, .below = below,
+				   .saflags = SA_ONSTACK };
+
+		run_both(&sc, &host);
+		expect_common(&rec, SI_TKILL);
+		cr_expect_eq(rec.o[0].ss_sp, 0);
+		cr_expect_eq(rec.o[0].ss_size, ALT_SIZE);
+		cr_expect_eq(rec.o[0].ss_flags, 0, "raw stored flags");
+		cr_expect_eq(rec.o[0].q_flags, SS_ONSTACK);
+		/* No red zone at the altstack top: frame = fp - 456. */
+		cr_expect_eq(rec.o[0].alt_top_off,
+			     (long)(((rec.o[0].xsize + 4 + 63) & ~63u) + 456));
+		cr_expect_eq(host.o[0].alt_top_off, rec.o[0].alt_top_off);
+		cr_expect_eq(rec.a.q_flags, 0);
+	}
+}
+
+Test(sig_diff, altstack_without_sa_onstack)
+{
+	struct record host;
+	struct scen sc = { .how = TKILL, .alt = 1 };
+
+	run_both(&sc, &host);
+	expect_common(&rec, SI_TKILL);
+	/* Reported, but not used. */
+	cr_expect_eq(rec.o[0].ss_sp, 0);
+	cr_expect_eq(rec.o[0].ss_flags, 0);
+	cr_expect_eq(rec.o[0].q_flags, 0);
+}
+
+Test(sig_diff, altstack_eperm_while_on_it)
+{
+	struct record host;
+	struct scen sc = { .how = TKILL, .alt = 1, .saflags = SA_ONSTACK,
+			   .set_in_handler = true };
+
+	run_both(&sc, &host);
+	cr_expect_eq(rec.o[0].set_ret, -1);
+	cr_expect_eq(rec.o[0].set_errno, EPERM);
+	cr_expect_eq(rec.a.q_sp, 0);
+	cr_expect_eq(rec.a.q_size, ALT_SIZE);
+}
+
+Test(sig_diff, altstack_autodisarm)
+{
+	struct record host;
+	struct scen sc = { .how = TKILL, .alt = 1 + (int)SS_AUTODISARM,
+			   .saflags = SA_ONSTACK, .set_in_handler = true };
+
+	run_both(&sc, &host);
+	expect_common(&rec, SI_TKILL);
+	cr_expect_eq(rec.o[0].ss_sp, 0);
+	cr_expect_eq(rec.o[0].ss_flags, (int)SS_AUTODISARM);
+	/* Disarmed inside the handler: a new stack may be set... */
+	cr_expect_eq(rec.o[0].q_flags, SS_DISABLE);
+	cr_expect_eq(rec.o[0].set_ret, 0);
+	/* ...and sigreturn puts the armed one back. */
+	cr_expect_eq(rec.a.q_flags, (int)SS_AUTODISARM);
+	cr_expect_eq(rec.a.q_sp, 0);
+	cr_expect_eq(rec.a.q_size, ALT_SIZE);
+}
+
+/* ---- the handler changes the interrupted context ---- */
+
+static const uint64_t redir_val[] = {
+	0x1111111111111111, 0x2222222222222222, 0x3333333333333333,
+	0x4444444444444444, 0x5555555555555555, 0x6666666666666666,
+	0x7777777777777777, 0x8888888888888888, 0x9999999999999999,
+	0xaaaaaaaaaaaaaaaa, 0xbbbbbbbbbbbbbbbb, 0xcccccccccccccccc,
+	0xdddddddddddddddd, 0xeeeeeeeeeeeeeeee, 0x0123456789abcdef,
+};
+
+struct redir {
+	bool far_rsp;    /* an RSP outside the stack (and the space) */
+	long ret;
+	uint64_t irsp, rsp_set;
+	struct t_regs got;
+	uint32_t mxcsr_after;
+};
+
+static struct redir redir;
+#define REDIR_MXCSR 0x3fc0u /* DAZ, round down */
+#define REDIR_FCW 0x027fu
+#define REDIR_FLAGS (EFL_CF | EFL_PF | EFL_ZF | EFL_SF | EFL_OF | EFL_DF)
+
+static void h_redirect(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	greg_t *g = uc->uc_mcontext.gregs;
+	static const int order[] = { REG_R8,  REG_R9,  REG_R10, REG_R11,
+				     REG_R12, REG_R13, REG_R14, REG_R15,
+				     REG_RDI, REG_RSI, REG_RBP, REG_RBX,
+				     REG_RDX, REG_RAX, REG_RCX };
+
+	(void)sig;
+	(void)si;
+	redir.irsp = (uint64_t)g[REG_RSP];
+	for (int i = 0; i < 15; i++)
+		g[order[i]] = (greg_t)redir_val[i];
+	redir.rsp_set = redir.far_rsp ? 0x1238 : redir.irsp - 4096 - 8;
+	g[REG_RSP] = (greg_t)redir.rsp_set;
+	g[REG_RIP] = (greg_t)t_landing;
+	g[REG_EFL] |= (greg_t)REDIR_FLAGS;
+	uc->uc_mcontext.fpregs->mxcsr = REDIR_MXCSR;
+	uc->uc_mcontext.fpregs->cwd = REDIR_FCW;
+}
+
+static void body_redirect(struct t_run *r)
+{
+	(void)r;
+	if (t_install(SIG_A, h_redirect, 0, 0))
+		return;
+	redir.ret = t_call_redirect(t_raise_stub(), t_stub_pid(), t_stub_tid(),
+				    SIG_A, 0);
+	redir.got = t_landed;
+	redir.mxcsr_after = t_get_mxcsr();
+}
+
+static void check_redirect(bool far)
+{
+	struct redir h;
+
+	memset(&redir, 0, sizeof(redir));
+	redir.far_rsp = far;
+	t_run_host(body_redirect, NULL);
+	h = redir;
+	memset(&redir, 0, sizeof(redir));
+	redir.far_rsp = far;
+	t_assert_status_exit(t_run_engine(body_redirect, NULL, NULL, NULL), 0);
+
+	for (int i = 0; i < 2; i++) {
+		const struct redir *x = i ? &redir : &h;
+		const uint64_t *v = redir_val;
+
+		cr_expect_eq(x->ret, 1, "%s: did not land", i ? "engine" : "host");
+		cr_expect_eq(x->got.r8, v[0]);
+		cr_expect_eq(x->got.r9, v[1]);
+		cr_expect_eq(x->got.r10, v[2]);
+		cr_expect_eq(x->got.r11, v[3]);
+		cr_expect_eq(x->got.r12, v[4]);
+		cr_expect_eq(x->got.r13, v[5]);
+		cr_expect_eq(x->got.r14, v[6]);
+		cr_expect_eq(x->got.r15, v[7]);
+		cr_expect_eq(x->got.rdi, v[8]);
+		cr_expect_eq(x->got.rsi, v[9]);
+		cr_expect_eq(x->got.rbp, v[10]);
+		cr_expect_eq(x->got.rbx, v[11]);
+		cr_expect_eq(x->got.rdx, v[12]);
+		cr_expect_eq(x->got.rax, v[13]);
+		cr_expect_eq(x->got.rcx, v[14]);
+		cr_expect_eq(x->got.rsp, x->rsp_set, "%s: rsp %#lx, set %#lx",
+			     i ? "engine" : "host", x->got.rsp, x->rsp_set);
+		cr_expect_eq(x->got.flags & REDIR_FLAGS, REDIR_FLAGS,
+			     "%s: flags %#lx", i ? "engine" : "host",
+			     x->got.flags);
+		cr_expect_eq(x->got.mxcsr, REDIR_MXCSR);
+		cr_expect_eq(x->got.fcw, REDIR_FCW);
+		cr_expect_eq(x->mxcsr_after, MXCSR_DEFAULT);
+	}
+	if (!far)
+		cr_expect_eq(h.rsp_set - h.irsp, redir.rsp_set - redir.irsp);
+	cr_expect_eq(h.got.flags, redir.got.flags, "flags: host %#lx engine %#lx",
+		     h.got.flags, redir.got.flags);
+}
+
+Test(sig_diff, handler_redirects_registers)
+{
+	check_redirect(false);
+}
+
+Test(sig_diff, handler_redirects_rsp_out_of_stack)
+{
+	check_redirect(true);
+}
+
+/* ---- several pending signals ---- */
+
+/* Above glibc's SIGRTMIN (34), which keeps 32 and 33 for itself. */
+#define RT1 36
+#define RT2 37
+
+struct tev {
+	int sig, value, code;
+	uint64_t uc_sigmask, mask_in;
+};
+
+static struct {
+	struct tev ev[32];
+	int n;
+	uint64_t pending;
+	int ret;
+} trace;
+
+static void h_trace(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	struct tev *e;
+	sigset_t m;
+
+	if (trace.n >= 32)
+		return;
+	e = &trace.ev[trace.n++];
+	e->sig = sig;
+	e->value = si->si_code == SI_QUEUE ? si->si_value.sival_int : -1;
+	e->code = si->si_code;
+	e->uc_sigmask = t_sigset64(&uc->uc_sigmask);
+	sigemptyset(&m);
+	ops->sigprocmask(SIG_BLOCK, NULL, &m);
+	e->mask_in = t_sigset64(&m);
+}
+
+static void body_order(struct t_run *r)
+{
+	uint64_t all = BIT(SIGUSR1) | BIT(SIGUSR2) | BIT(RT1) | BIT(RT2);
+	uint64_t samask = r->arg ? all : 0;
+	sigset_t p;
+
+	t_install(SIGUSR1, h_trace, 0, samask);
+	t_install(SIGUSR2, h_trace, 0, samask);
+	t_install(RT1, h_trace, 0, samask);
+	t_install(RT2, h_trace, 0, samask);
+	t_setmask(all | BIT(SIGHUP));
+	t_queue(RT2, 1);
+	t_raise(SIGUSR2);
+	t_queue(RT1, 2);
+	t_queue(RT2, 3);
+	t_raise(SIGUSR1);
+	t_raise(SIGUSR1); /* coalesces */
+	t_queue(RT1, 4);
+	t_raise(RT1);     /* queued too, SI_TKILL */
+	sigemptyset(&p);
+	trace.ret = ops->sigpending(&p);
+	trace.pending = t_sigset64(&p);
+	/* One call unblocks all of them. */
+	t_setmask(BIT(SIGHUP));
+	t_setmask(0);
+}
+
+static void check_order(bool masked, const int (*want)[2], int nwant)
+{
+	typeof(trace) h;
+
+	memset(&trace, 0, sizeof(trace));
+	t_run_host(body_order, masked ? (void *)1 : NULL);
+	h = trace;
+	memset(&trace, 0, sizeof(trace));
+	t_assert_status_exit(t_run_engine(body_order, masked ? (void *)1 : NULL,
+					  NULL, NULL),
+			     0);
+	cr_assert_eq(h.n, nwant, "host: %d deliveries", h.n);
+	cr_assert_eq(trace.n, h.n, "engine: %d deliveries, host %d", trace.n,
+		     h.n);
+	cr_expect_eq(trace.ret, 0);
+	cr_expect_eq(trace.pending, h.pending);
+	for (int i = 0; i < h.n; i++) {
+		const struct tev *a = &h.ev[i], *b = &trace.ev[i];
+
+		cr_expect_eq(a->sig, want[i][0], "host #%d: sig %d", i, a->sig);
+		cr_expect_eq(a->value, want[i][1], "host #%d: value %d", i,
+			     a->value);
+		cr_expect_eq(b->sig, a->sig, "#%d: sig host %d engine %d", i,
+			     a->sig, b->sig);
+		cr_expect_eq(b->value, a->value, "#%d: value host %d engine %d",
+			     i, a->value, b->value);
+		cr_expect_eq(b->code, a->code, "#%d: code host %d engine %d", i,
+			     a->code, b->code);
+		cr_expect_eq(b->uc_sigmask, a->uc_sigmask,
+			     "#%d: uc_sigmask host %#lx engine %#lx", i,
+			     a->uc_sigmask, b->uc_sigmask);
+		cr_expect_eq(b->mask_in, a->mask_in,
+			     "#%d: mask host %#lx engine %#lx", i, a->mask_in,
+			     b->mask_in);
+	}
+}
+
+Test(sig_diff, order_of_pending_signals_nested)
+{
+	/*
+	 * Each delivery builds a frame on top of the last, lowest signal
+	 * first, until the handler masks block the rest: the last frame
+	 * built runs first.  A signal unblocked by a sigreturn is delivered
+	 * on top of the frame returned to.
+	 */
+	static const int want[][2] = {
+		{ RT2, 1 }, { RT2, 3 }, { RT1, 2 }, { RT1, 4 },
+		{ RT1, -1 }, { SIGUSR2, -1 }, { SIGUSR1, -1 },
+	};
+
+	check_order(false, want, 7);
+}
+
+Test(sig_diff, order_of_pending_signals_masked)
+{
+	/* Handlers that block each other run lowest first, RT in order. */
+	static const int want[][2] = {
+		{ SIGUSR1, -1 }, { SIGUSR2, -1 }, { RT1, 2 }, { RT1, 4 },
+		{ RT1, -1 }, { RT2, 1 }, { RT2, 3 },
+	};
+
+	check_order(true, want, 7);
+}
+
+/* ---- SA_NODEFER, SA_RESETHAND ---- */
+
+static struct {
+	char ev[16];
+	int n;
+	uint64_t mask_in[4];
+	struct sigaction in_handler, after;
+	int runs;
+} nd;
+
+static void nd_ev(char c)
+{
+	if (nd.n < 15)
+		nd.ev[nd.n++] = c;
+}
+
+static void h_nested(int sig, siginfo_t *si, void *ucv)
+{
+	/* Odd runs are the body's raises; each raises once more. */
+	int run = nd.runs++;
+	char c = (char)('A' + run % 2);
+	sigset_t m;
+
+	(void)si;
+	(void)ucv;
+	nd_ev(c);
+	sigemptyset(&m);
+	ops->sigprocmask(SIG_BLOCK, NULL, &m);
+	if (run < 4)
+		nd.mask_in[run] = t_sigset64(&m);
+	ops->sigaction(sig, NULL, &nd.in_handler);
+	if (run % 2 == 0) {
+		t_raise(sig);
+		nd_ev('r');
+	}
+	nd_ev((char)(c - 'A' + 'a'));
+}
+
+static void body_nested(struct t_run *r)
+{
+	int sig = (int)(intptr_t)r->arg >> 8, flags = (int)(intptr_t)r->arg & 0xff;
+	int saflags = (flags & 1 ? SA_NODEFER : 0) | (flags & 2 ? SA_RESETHAND : 0);
+
+	t_install(sig, h_nested, saflags, BIT(SIGHUP));
+	t_raise(sig);
+	nd_ev('.');
+	ops->sigaction(sig, NULL, &nd.after);
+	/* A second raise meets the reset disposition (ignore for SIGURG). */
+	t_raise(sig);
+	nd_ev('$');
+}
+
+static void check_nested(int sig, int flags, const char *want)
+{
+	void *arg = (void *)(intptr_t)(sig << 8 | flags);
+	typeof(nd) h;
+
+	memset(&nd, 0, sizeof(nd));
+	t_run_host(body_nested, arg);
+	h = nd;
+	memset(&nd, 0, sizeof(nd));
+	t_assert_status_exit(t_run_engine(body_nested, arg, NULL, NULL), 0);
+	cr_expect_str_eq(h.ev, want, "host events");
+	cr_expect_str_eq(nd.ev, h.ev, "events: host %s engine %s", h.ev, nd.ev);
+	cr_expect_eq(nd.runs, h.runs);
+	for (int i = 0; i < h.runs && i < 4; i++)
+		cr_expect_eq(nd.mask_in[i], h.mask_in[i],
+			     "run %d mask: host %#lx engine %#lx", i,
+			     h.mask_in[i], nd.mask_in[i]);
+	cr_expect_eq((void *)nd.in_handler.sa_sigaction,
+		     (void *)h.in_handler.sa_sigaction);
+	cr_expect_eq(nd.in_handler.sa_flags, h.in_handler.sa_flags,
+		     "flags in handler: host %#x engine %#x",
+		     h.in_handler.sa_flags, nd.in_handler.sa_flags);
+	cr_expect_eq(nd.after.sa_handler, h.after.sa_handler);
+	cr_expect_eq(nd.after.sa_flags, h.after.sa_flags,
+		     "flags after: host %#x engine %#x", h.after.sa_flags,
+		     nd.after.sa_flags);
+	cr_expect_eq(t_sigset64(&nd.after.sa_mask), t_sigset64(&h.after.sa_mask));
+}
+
+Test(sig_diff, nodefer_nests)
+{
+	/* A: entry of a run the body raised, B: of the run the handler
+	 * raised, r: the handler's raise returned, a/b: exits, '.': back
+	 * in the body, '$': after the body's second raise. */
+	check_nested(SIGUSR1, 1, "ABbra.ABbra$");
+}
+
+Test(sig_diff, default_defers)
+{
+	check_nested(SIGUSR1, 0, "AraBb.AraBb$");
+}
+
+Test(sig_diff, resethand)
+{
+	/* The raise in the handler meets SIG_DFL: SIGURG is ignored. */
+	check_nested(SIGURG, 2, "Ara.$");
+	cr_expect_eq(nd.in_handler.sa_handler, SIG_DFL);
+	cr_expect_eq(nd.after.sa_handler, SIG_DFL);
+	cr_expect(nd.after.sa_flags & SA_RESETHAND, "flags are kept");
+}
+
+Test(sig_diff, resethand_nodefer)
+{
+	check_nested(SIGURG, 3, "Ara.$");
+}
+
+/* ---- sigsuspend ---- */
+
+static struct {
+	int ret, err, runs;
+	uint64_t uc_sigmask, mask_in, after;
+} ss;
+
+static void h_suspend(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	sigset_t m;
+
+	(void)sig;
+	(void)si;
+	ss.runs++;
+	ss.uc_sigmask = t_sigset64(&uc->uc_sigmask);
+	sigemptyset(&m);
+	ops->sigprocmask(SIG_BLOCK, NULL, &m);
+	ss.mask_in = t_sigset64(&m);
+}
+
+static void body_suspend(struct t_run *r)
+{
+	sigset_t m;
+
+	(void)r;
+	t_install(SIGUSR1, h_suspend, 0, BIT(SIGHUP));
+	t_setmask(BIT(SIGUSR1) | BIT(SIGUSR2));
+	t_raise(SIGUSR1);
+	t_sigset_from64(&m, BIT(SIGUSR2) | BIT(SIGTERM));
+	errno = 0;
+	ss.ret = ops->sigsuspend(&m);
+	ss.err = errno;
+	ss.after = t_getmask();
+	t_setmask(0);
+}
+
+Test(sig_diff, sigsuspend_eintr_and_masks)
+{
+	typeof(ss) h;
+
+	memset(&ss, 0, sizeof(ss));
+	t_run_host(body_suspend, NULL);
+	h = ss;
+	memset(&ss, 0, sizeof(ss));
+	t_assert_status_exit(t_run_engine(body_suspend, NULL, NULL, NULL), 0);
+	cr_expect_eq(h.ret, -1);
+	cr_expect_eq(h.err, EINTR);
+	cr_expect_eq(h.runs, 1);
+	cr_expect_eq(ss.ret, h.ret);
+	cr_expect_eq(ss.err, h.err);
+	cr_expect_eq(ss.runs, h.runs);
+	/* The frame holds the mask to go back to; the handler runs with
+	 * the temporary one plus its own. */
+	cr_expect_eq(h.uc_sigmask, BIT(SIGUSR1) | BIT(SIGUSR2));
+	cr_expect_eq(ss.uc_sigmask, h.uc_sigmask, "host %#lx engine %#lx",
+		     h.uc_sigmask, ss.uc_sigmask);
+	cr_expect_eq(h.mask_in, BIT(SIGUSR2) | BIT(SIGTERM) | BIT(SIGHUP) |
+				       BIT(SIGUSR1));
+	cr_expect_eq(ss.mask_in, h.mask_in, "host %#lx engine %#lx", h.mask_in,
+		     ss.mask_in);
+	cr_expect_eq(ss.after, h.after);
+	cr_expect_eq(h.after, BIT(SIGUSR1) | BIT(SIGUSR2));
+}

@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The two ways to run a body of the signal suites: on the host under
+ * real signals, or as guest code of an engine task.
+ */
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tsig.h"
+
+struct t_entry t_entry;
+t_handler_fn t_handlers[65];
+struct t_regs t_landed;
+uint64_t t_redir_save[2];
+const struct t_ops *ops;
+struct t_run *t_cur;
+
+/* The ids a raise names: this thread or this task. */
+static pid_t run_pid, run_tid;
+
+/* ---- host ops ---- */
+
+static int host_sigprocmask(int how, const sigset_t *set, sigset_t *oset)
+{
+	/* The raw call: glibc's wrapper edits sets that name its own
+	 * signals; the suites compare the kernel's 64-bit mask. */
+	uint64_t s = set ? t_sigset64(set) : 0, o = 0;
+	long r = syscall(SYS_rt_sigprocmask, how, set ? &s : NULL,
+			 oset ? &o : NULL, 8);
+
+	if (!r && oset)
+		t_sigset_from64(oset, o);
+	return (int)r;
+}
+
+static pid_t host_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+const struct t_ops t_host_ops = {
+	.name = "host",
+	.engine = false,
+	.tgkill = t_host_tgkill,
+	.tgkill_df = t_host_tgkill_df,
+	.kill = t_host_kill,
+	.sigaction = sigaction,
+	.sigprocmask = host_sigprocmask,
+	.sigaltstack = sigaltstack,
+	.sigsuspend = sigsuspend,
+	.sigpending = sigpending,
+	.getpid = getpid,
+	.gettid = host_gettid,
+	.exit = _exit,
+};
+
+/* ---- engine ops ---- */
+
+const struct t_ops t_eng_ops = {
+	.name = "engine",
+	.engine = true,
+	.tgkill = t_eng_tgkill,
+	.tgkill_df = t_eng_tgkill_df,
+	.kill = t_eng_kill,
+	.sigaction = ua_sys_sigaction,
+	.sigprocmask = ua_sys_sigprocmask,
+	.sigaltstack = ua_sys_sigaltstack,
+	.sigsuspend = ua_sys_sigsuspend,
+	.sigpending = ua_sys_sigpending,
+	.getpid = ua_sys_getpid,
+	.gettid = ua_sys_gettid,
+	.exit = ua_sys_exit,
+};
+
+long t_stub_pid(void)
+{
+	return run_pid;
+}
+
+long t_stub_tid(void)
+{
+	return run_tid;
+}
+
+void *t_raise_stub(void)
+{
+	return (void *)ops->tgkill;
+}
+
+long t_raise(int sig)
+{
+	return ops->tgkill(run_pid, run_tid, sig);
+}
+
+/* What glibc's sigqueue() puts in. */
+static void queue_info(siginfo_t *info, int sig, int value)
+{
+	memset(info, 0, sizeof(*info));
+	info->si_signo = sig;
+	info->si_code = SI_QUEUE;
+	info->si_pid = run_pid;
+	info->si_uid = getuid();
+	info->si_value.sival_int = value;
+}
+
+static void *queue_stub(void)
+{
+	return ops->engine ? (void *)t_eng_sigqueue : (void *)t_host_sigqueue;
+}
+
+long t_queue(int sig, int value)
+{
+	siginfo_t info;
+
+	queue_info(&info, sig, value);
+	return ((long (*)(long, long, long, siginfo_t *))queue_stub())(
+		run_pid, run_tid, sig, &info);
+}
+
+long t_raise_aligned(int sig, long below)
+{
+	return t_call_aligned((void *)ops->tgkill, run_pid, run_tid, sig, 0,
+			      below);
+}
+
+long t_queue_aligned(int sig, int value, long below)
+{
+	siginfo_t info;
+
+	queue_info(&info, sig, value);
+	return t_call_aligned(queue_stub(), run_pid, run_tid, sig,
+			      (long)&info, below);
+}
+
+long t_kill_aligned(int sig, long below)
+{
+	return t_call_aligned((void *)ops->kill, run_pid, sig, 0, 0, below);
+}
+
+uint64_t t_sigset64(const sigset_t *s)
+{
+	uint64_t m;
+
+	memcpy(&m, s, 8);
+	return m;
+}
+
+void t_sigset_from64(sigset_t *s, uint64_t m)
+{
+	sigemptyset(s);
+	memcpy(s, &m, 8);
+}
+
+int t_install(int sig, t_handler_fn fn, int flags, uint64_t mask)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	t_handlers[sig] = fn;
+	sa.sa_sigaction = t_tramp;
+	sa.sa_flags = flags | SA_SIGINFO;
+	t_sigset_from64(&sa.sa_mask, mask);
+	return ops->sigaction(sig, &sa, NULL);
+}
+
+void t_setmask(uint64_t mask)
+{
+	sigset_t s;
+
+	t_sigset_from64(&s, mask);
+	ops->sigprocmask(SIG_SETMASK, &s, NULL);
+}
+
+uint64_t t_getmask(void)
+{
+	sigset_t s;
+
+	sigemptyset(&s);
+	ops->sigprocmask(SIG_BLOCK, NULL, &s);
+	return t_sigset64(&s);
+}
+
+enum ua_frame_mode t_frame_mode(void)
+{
+	const char *v = getenv("UA_FRAME_MODE");
+
+	return v && !strcmp(v, "per-access") ? UA_FRAME_PER_ACCESS :
+					       UA_FRAME_BLOCK;
+}
+
+/* ---- running ---- */
+
+struct host_saved {
+	struct sigaction act[65];
+	sigset_t mask;
+	stack_t alt;
+};
+
+static bool host_sig_ok(int sig)
+{
+	return sig != SIGKILL && sig != SIGSTOP && (sig < 32 || sig >= SIGRTMIN);
+}
+
+static void host_save(struct host_saved *s)
+{
+	for (int sig = 1; sig <= 64; sig++)
+		if (host_sig_ok(sig))
+			sigaction(sig, NULL, &s->act[sig]);
+	sigprocmask(SIG_BLOCK, NULL, &s->mask);
+	sigaltstack(NULL, &s->alt);
+}
+
+static void host_restore(const struct host_saved *s)
+{
+	stack_t alt = s->alt;
+
+	sigprocmask(SIG_SETMASK, &s->mask, NULL);
+	for (int sig = 1; sig <= 64; sig++)
+		if (host_sig_ok(sig))
+			sigaction(sig, &s->act[sig], NULL);
+	if (alt.ss_flags & SS_DISABLE)
+		alt.ss_size = 0;
+	alt.ss_flags &= ~SS_ONSTACK;
+	sigaltstack(&alt, NULL);
+	t_set_fpctl(MXCSR_DEFAULT, FCW_DEFAULT);
+}
+
+static void host_prepare(struct t_run *r, t_body body)
+{
+	stack_t off = { .ss_flags = SS_DISABLE };
+
+	(void)body;
+	ops = &t_host_ops;
+	t_cur = r;
+	run_pid = getpid();
+	run_tid = host_gettid();
+	/* Start as a fresh task does: no altstack, nothing blocked. */
+	sigaltstack(&off, NULL);
+	t_setmask(0);
+}
+
+int t_run_host(t_body body, void *arg)
+{
+	static struct host_saved saved;
+	struct t_run r = { .arg = arg, .body = body };
+
+	r.mem = aligned_alloc(4096, T_MEM);
+	cr_assert_not_null(r.mem);
+	memset(r.mem, 0, T_MEM);
+	host_save(&saved);
+	host_prepare(&r, body);
+	body(&r);
+	host_restore(&saved);
+	free(r.mem);
+	t_cur = NULL;
+	return 0;
+}
+
+int t_run_host_child(t_body body, void *arg)
+{
+	int status = -1;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		struct t_run r = { .arg = arg, .body = body };
+
+		struct rlimit core = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &core);
+		r.mem = aligned_alloc(4096, T_MEM);
+		/* Faults kill the child as they would any process. */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		host_prepare(&r, body);
+		body(&r);
+		_exit(0);
+	}
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return status;
+}
+
+static void guest_main(void *arg)
+{
+	struct t_run *r = arg;
+
+	r->body(r);
+}
+
+int t_run_engine(t_body body, void *arg, ua_syscall_hook_t hook,
+		 void *hook_data)
+{
+	struct ua_task_opts o = { .stack_size = 256 << 10 };
+	struct t_run r = { .arg = arg, .body = body, .hook = hook,
+			   .hook_data = hook_data };
+	int status;
+
+	t_skip_if_unavailable();
+	r.sp = ua_space_create((size_t)8 << 20, NULL);
+	cr_assert_not_null(r.sp, "ua_space_create: errno %d", errno);
+	r.mem = ua_map(r.sp, NULL, T_MEM, PROT_READ | PROT_WRITE);
+	cr_assert_not_null(r.mem);
+	r.task = ua_task_create(r.sp, guest_main, &r, &o);
+	cr_assert_not_null(r.task, "ua_task_create: errno %d", errno);
+	if (hook)
+		ua_task_set_syscall_hook(r.task, hook, hook_data);
+	ops = &t_eng_ops;
+	t_cur = &r;
+	run_pid = getpid();
+	run_tid = ua_task_tid(r.task);
+	status = ua_task_run(r.task);
+	t_cur = NULL;
+	ua_task_destroy(r.task);
+	ua_space_destroy(r.sp);
+	return status;
+}
+
+void t_wait_blocked_in_futex(pid_t tid)
+{
+	char path[64], buf[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	for (;;) {
+		int fd = open(path, O_RDONLY);
+		ssize_t n;
+
+		cr_assert_geq(fd, 0, "open %s: errno %d", path, errno);
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		cr_assert_gt(n, 0);
+		buf[n] = 0;
+		/* "202 0x..." while blocked in futex(2). */
+		if (!strncmp(buf, "202 ", 4))
+			return;
+		sched_yield();
+	}
+}
