@@ -210,9 +210,9 @@ static const char *pvr_unavailable(struct nf_arg *a)
 static void nf_defaults(struct bench_opts *o, bool in_report, bool quick)
 {
 	if (!o->reps)
-		o->reps = quick ? 5 : in_report ? 15 : 21;
+		o->reps = quick ? 5 : in_report ? 21 : 31;
 	if (!o->rep_us)
-		o->rep_us = quick ? 200 : in_report ? 500 : 1000;
+		o->rep_us = quick ? 200 : 2000;
 }
 
 static int run_addr(struct bench_ctx *ctx, struct bench_doc *doc,
@@ -264,9 +264,10 @@ static int nf_run(struct bench_ctx *ctx, struct bench_doc *doc)
 	probe_install();
 
 	idx = run_addr(ctx, doc, &a, "mapped", pvr_why);
-	bench_ratio_add(doc, idx, "get_kernel_nofault", "process_vm_readv",
-			"nofault_vs_pvr", true,
-			"ua_get_kernel_nofault vs process_vm_readv, 8 B mapped");
+	bench_ratio_add(
+		doc, idx, "get_kernel_nofault", "process_vm_readv",
+		"nofault_vs_pvr", true,
+		"ua_get_kernel_nofault vs process_vm_readv, 8 B mapped");
 	bench_ratio_add(doc, idx, "get_kernel_nofault", "sigsetjmp_probe",
 			"nofault_vs_sigsetjmp", true,
 			"ua_get_kernel_nofault vs sigsetjmp(0) probe, 8 B "
@@ -282,9 +283,9 @@ static int nf_run(struct bench_ctx *ctx, struct bench_doc *doc)
 	bench_ratio_add(doc, idx, "get_kernel_nofault", "process_vm_readv",
 			NULL, false,
 			"ua_get_kernel_nofault vs process_vm_readv, unmapped");
-	bench_ratio_add(doc, idx, "get_kernel_nofault", "sigsetjmp_probe",
-			NULL, false,
-			"ua_get_kernel_nofault vs sigsetjmp(0) probe, unmapped");
+	bench_ratio_add(
+		doc, idx, "get_kernel_nofault", "sigsetjmp_probe", NULL, false,
+		"ua_get_kernel_nofault vs sigsetjmp(0) probe, unmapped");
 
 	probe_remove();
 	close(a.pfd[0]);

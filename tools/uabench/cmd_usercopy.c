@@ -21,6 +21,7 @@
 
 struct uc_arg {
 	char *gsrc, *gdst; /* guest */
+	uint64_t *gchain;  /* guest: LOAD_SPAN / 8 indices, a cycle */
 	char *msrc, *mdst; /* monitor */
 	size_t size;
 	uint64_t batch;
@@ -115,82 +116,82 @@ static void plain_memcpy(void *p, uint64_t n)
 }
 
 /* get and put per type: checked, batched unsafe in one window, plain. */
-#define DEF_GET_PUT(T)                                                      \
-	static void get_checked_##T(void *p, uint64_t n)                    \
-	{                                                                   \
-		const T *g = (const T *)((struct uc_arg *)p)->gsrc;         \
-		uint64_t sum = 0;                                           \
-		T x;                                                        \
-		for (uint64_t i = 0; i < n; i++) {                          \
-			if (ua_get_user(x, g))                              \
-				unexpected_fault();                         \
-			sum += x;                                           \
-		}                                                           \
-		bench_opaque(sum);                                          \
-	}                                                                   \
-	static void get_window_##T(void *p, uint64_t n)                     \
-	{                                                                   \
-		struct uc_arg *a = p;                                       \
-		const T *g = (const T *)a->gsrc;                            \
-		uint64_t sum = 0;                                           \
-		T x;                                                        \
-		while (n) {                                                 \
-			uint64_t k = n < a->batch ? n : a->batch;           \
-			n -= k;                                             \
-			if (!ua_user_read_access_begin(g, sizeof(T)))       \
-				unexpected_fault();                         \
-			while (k--) {                                       \
-				ua_unsafe_get_user(x, g, fault);            \
-				sum += x;                                   \
-			}                                                   \
-			ua_user_read_access_end();                          \
-		}                                                           \
-		bench_opaque(sum);                                          \
-		return;                                                     \
-	fault:                                                              \
-		ua_user_read_access_end();                                  \
-		unexpected_fault();                                         \
-	}                                                                   \
-	static void get_plain_##T(void *p, uint64_t n)                      \
-	{                                                                   \
-		const volatile T *m =                                       \
-			(const volatile T *)((struct uc_arg *)p)->msrc;     \
-		uint64_t sum = 0;                                           \
-		for (uint64_t i = 0; i < n; i++)                            \
-			sum += *m;                                          \
-		bench_opaque(sum);                                          \
-	}                                                                   \
-	static void put_checked_##T(void *p, uint64_t n)                    \
-	{                                                                   \
-		T *g = (T *)((struct uc_arg *)p)->gdst;                     \
-		for (uint64_t i = 0; i < n; i++) {                          \
-			if (ua_put_user((T)i, g))                           \
-				unexpected_fault();                         \
-		}                                                           \
-	}                                                                   \
-	static void put_window_##T(void *p, uint64_t n)                     \
-	{                                                                   \
-		struct uc_arg *a = p;                                       \
-		T *g = (T *)a->gdst;                                        \
-		while (n) {                                                 \
-			uint64_t k = n < a->batch ? n : a->batch;           \
-			n -= k;                                             \
-			if (!ua_user_write_access_begin(g, sizeof(T)))      \
-				unexpected_fault();                         \
-			while (k--)                                         \
-				ua_unsafe_put_user((T)k, g, fault);         \
-			ua_user_write_access_end();                         \
-		}                                                           \
-		return;                                                     \
-	fault:                                                              \
-		ua_user_write_access_end();                                 \
-		unexpected_fault();                                         \
-	}                                                                   \
-	static void put_plain_##T(void *p, uint64_t n)                      \
-	{                                                                   \
-		volatile T *m = (volatile T *)((struct uc_arg *)p)->mdst;   \
-		for (uint64_t i = 0; i < n; i++)                            \
-			*m = (T)i;                                          \
+#define DEF_GET_PUT(T)                                                    \
+	static void get_checked_##T(void *p, uint64_t n)                  \
+	{                                                                 \
+		const T *g = (const T *)((struct uc_arg *)p)->gsrc;       \
+		uint64_t sum = 0;                                         \
+		T x;                                                      \
+		for (uint64_t i = 0; i < n; i++) {                        \
+			if (ua_get_user(x, g))                            \
+				unexpected_fault();                       \
+			sum += x;                                         \
+		}                                                         \
+		bench_opaque(sum);                                        \
+	}                                                                 \
+	static void get_window_##T(void *p, uint64_t n)                   \
+	{                                                                 \
+		struct uc_arg *a = p;                                     \
+		const T *g = (const T *)a->gsrc;                          \
+		uint64_t sum = 0;                                         \
+		T x;                                                      \
+		while (n) {                                               \
+			uint64_t k = n < a->batch ? n : a->batch;         \
+			n -= k;                                           \
+			if (!ua_user_read_access_begin(g, sizeof(T)))     \
+				unexpected_fault();                       \
+			while (k--) {                                     \
+				ua_unsafe_get_user(x, g, fault);          \
+				sum += x;                                 \
+			}                                                 \
+			ua_user_read_access_end();                        \
+		}                                                         \
+		bench_opaque(sum);                                        \
+		return;                                                   \
+fault:                                                                    \
+		ua_user_read_access_end();                                \
+		unexpected_fault();                                       \
+	}                                                                 \
+	static void get_plain_##T(void *p, uint64_t n)                    \
+	{                                                                 \
+		const volatile T *m =                                     \
+			(const volatile T *)((struct uc_arg *)p)->msrc;   \
+		uint64_t sum = 0;                                         \
+		for (uint64_t i = 0; i < n; i++)                          \
+			sum += *m;                                        \
+		bench_opaque(sum);                                        \
+	}                                                                 \
+	static void put_checked_##T(void *p, uint64_t n)                  \
+	{                                                                 \
+		T *g = (T *)((struct uc_arg *)p)->gdst;                   \
+		for (uint64_t i = 0; i < n; i++) {                        \
+			if (ua_put_user((T)i, g))                         \
+				unexpected_fault();                       \
+		}                                                         \
+	}                                                                 \
+	static void put_window_##T(void *p, uint64_t n)                   \
+	{                                                                 \
+		struct uc_arg *a = p;                                     \
+		T *g = (T *)a->gdst;                                      \
+		while (n) {                                               \
+			uint64_t k = n < a->batch ? n : a->batch;         \
+			n -= k;                                           \
+			if (!ua_user_write_access_begin(g, sizeof(T)))    \
+				unexpected_fault();                       \
+			while (k--)                                       \
+				ua_unsafe_put_user((T)k, g, fault);       \
+			ua_user_write_access_end();                       \
+		}                                                         \
+		return;                                                   \
+fault:                                                                    \
+		ua_user_write_access_end();                               \
+		unexpected_fault();                                       \
+	}                                                                 \
+	static void put_plain_##T(void *p, uint64_t n)                    \
+	{                                                                 \
+		volatile T *m = (volatile T *)((struct uc_arg *)p)->mdst; \
+		for (uint64_t i = 0; i < n; i++)                          \
+			*m = (T)i;                                        \
 	}
 
 DEF_GET_PUT(uint8_t)
@@ -204,10 +205,13 @@ struct gp_fns {
 	void (*put[3])(void *, uint64_t);
 };
 
-#define GP_FNS(T)                                                        \
-	{ sizeof(T),                                                     \
-	  { get_checked_##T, get_window_##T, get_plain_##T },            \
-	  { put_checked_##T, put_window_##T, put_plain_##T } }
+#define GP_FNS(T)                                                              \
+	{                                                                      \
+		sizeof(T), { get_checked_##T, get_window_##T, get_plain_##T }, \
+		{                                                              \
+			put_checked_##T, put_window_##T, put_plain_##T         \
+		}                                                              \
+	}
 
 static const struct gp_fns gp_table[] = {
 	GP_FNS(uint8_t),
@@ -217,26 +221,26 @@ static const struct gp_fns gp_table[] = {
 };
 
 /* The unsafe copy with a size the compiler sees as a constant. */
-#define DEF_CONST_COPY(N)                                                  \
-	static void from_const_##N(void *p, uint64_t n)                    \
-	{                                                                  \
-		struct uc_arg *a = p;                                      \
-		char *dst = a->mdst, *src = a->gsrc;                       \
-		while (n) {                                                \
-			uint64_t k = n < a->batch ? n : a->batch;          \
-			n -= k;                                            \
-			if (!ua_user_read_access_begin(src, N))            \
-				unexpected_fault();                        \
-			while (k--) {                                      \
+#define DEF_CONST_COPY(N)                                                     \
+	static void from_const_##N(void *p, uint64_t n)                       \
+	{                                                                     \
+		struct uc_arg *a = p;                                         \
+		char *dst = a->mdst, *src = a->gsrc;                          \
+		while (n) {                                                   \
+			uint64_t k = n < a->batch ? n : a->batch;             \
+			n -= k;                                               \
+			if (!ua_user_read_access_begin(src, N))               \
+				unexpected_fault();                           \
+			while (k--) {                                         \
 				ua_unsafe_copy_from_user(dst, src, N, fault); \
-				bench_barrier();                           \
-			}                                                  \
-			ua_user_read_access_end();                         \
-		}                                                          \
-		return;                                                    \
-	fault:                                                             \
-		ua_user_read_access_end();                                 \
-		unexpected_fault();                                        \
+				bench_barrier();                              \
+			}                                                     \
+			ua_user_read_access_end();                            \
+		}                                                             \
+		return;                                                       \
+fault:                                                                        \
+		ua_user_read_access_end();                                    \
+		unexpected_fault();                                           \
 	}
 
 DEF_CONST_COPY(1)
@@ -252,7 +256,15 @@ static void (*const const_fns[])(void *, uint64_t) = {
 	from_const_16, from_const_32, from_const_64,
 };
 
-/* One window around the whole loop: the accessor's own cost, nothing else. */
+/*
+ * Two shapes of load loop, each as ua_unsafe_get_user in one window and as
+ * plain loads of the same guest memory inside the same window, so only
+ * the accessor differs, not the memory or its placement.  "load" sums
+ * independent loads (throughput: the loop is a couple of cycles, so code
+ * layout shows); "load_chain" follows a chain of indices (latency: each
+ * load waits for the previous one).  volatile keeps the plain loops from
+ * being vectorised or folded.
+ */
 static void load_window(void *p, uint64_t n)
 {
 	const uint64_t *g = (const uint64_t *)((struct uc_arg *)p)->gsrc;
@@ -272,11 +284,6 @@ fault:
 	unexpected_fault();
 }
 
-/*
- * The same loop with plain loads of the same guest memory, inside the same
- * window: only the accessor differs, not the memory or its placement.
- * volatile keeps the loop from being vectorised.
- */
 static void load_plain(void *p, uint64_t n)
 {
 	const volatile uint64_t *g =
@@ -291,12 +298,53 @@ static void load_plain(void *p, uint64_t n)
 	bench_opaque(sum);
 }
 
+static void chain_window(void *p, uint64_t n)
+{
+	const uint64_t *g = ((struct uc_arg *)p)->gchain;
+	uint64_t x = 0;
+
+	if (!ua_user_read_access_begin(g, LOAD_SPAN))
+		unexpected_fault();
+	for (uint64_t i = 0; i < n; i++)
+		ua_unsafe_get_user(x, &g[x % (LOAD_SPAN / 8)], fault);
+	ua_user_read_access_end();
+	bench_opaque(x);
+	return;
+fault:
+	ua_user_read_access_end();
+	unexpected_fault();
+}
+
+static void chain_plain(void *p, uint64_t n)
+{
+	const volatile uint64_t *g = ((struct uc_arg *)p)->gchain;
+	uint64_t x = 0;
+
+	if (!ua_user_read_access_begin((const void *)g, LOAD_SPAN))
+		unexpected_fault();
+	for (uint64_t i = 0; i < n; i++)
+		x = g[x % (LOAD_SPAN / 8)];
+	ua_user_read_access_end();
+	bench_opaque(x);
+}
+
+/* A cycle through every slot, a cache line apart (stride 9 is odd). */
+static void chain_init(struct uc_arg *a)
+{
+	uint64_t next[LOAD_SPAN / 8];
+
+	for (size_t i = 0; i < LOAD_SPAN / 8; i++)
+		next[i] = (i + 9) % (LOAD_SPAN / 8);
+	if (ua_copy_to_user(a->gchain, next, sizeof(next)))
+		unexpected_fault();
+}
+
 static void uc_defaults(struct bench_opts *o, bool in_report, bool quick)
 {
 	if (!o->reps)
-		o->reps = quick ? 5 : in_report ? 11 : 15;
+		o->reps = quick ? 5 : in_report ? 15 : 21;
 	if (!o->rep_us)
-		o->rep_us = quick ? 100 : in_report ? 300 : 500;
+		o->rep_us = quick ? 100 : 1000;
 	if (!o->max_size)
 		o->max_size = UC_MAX;
 	if (!o->batch)
@@ -316,9 +364,8 @@ static void set3(struct bench_case *c, const char *names[3],
 }
 
 static const char *const size_labels[] = {
-	"1",    "2",    "4",    "8",     "16",    "32",
-	"64",   "128",  "256",  "512",   "1024",  "2048",
-	"4096", "8192", "16384", "32768", "65536",
+	"1",   "2",    "4",    "8",    "16",   "32",	"64",	 "128",	  "256",
+	"512", "1024", "2048", "4096", "8192", "16384", "32768", "65536",
 };
 
 static void run_copies(struct bench_ctx *ctx, struct bench_doc *doc,
@@ -415,17 +462,26 @@ static void run_load(struct bench_ctx *ctx, struct bench_doc *doc,
 
 	bench_ratio_add(doc, idx, "unsafe_get_user", "plain", "unsafe_load",
 			true,
-			"ua_unsafe_get_user in one window vs plain load (8 B)");
+			"ua_unsafe_get_user in a window vs plain load "
+			"(independent)");
+	c.group = "load_chain";
+	c.m[0].fn = chain_plain;
+	c.m[1].fn = chain_window;
+	idx = bench_run_case(ctx, &c, doc);
+	bench_ratio_add(doc, idx, "unsafe_get_user", "plain", "unsafe_load",
+			true,
+			"ua_unsafe_get_user in a window vs plain load "
+			"(dependent)");
 }
 
 static int run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 		       enum ua_protect p, struct uc_arg *a)
 {
 	struct bench_space s;
-	size_t half = ctx->opts.max_size < LOAD_SPAN ? LOAD_SPAN :
-						      ctx->opts.max_size;
+	size_t half =
+		ctx->opts.max_size < LOAD_SPAN ? LOAD_SPAN : ctx->opts.max_size;
 	const char *be;
-	int err = bench_space_open(&s, p, 2 * half);
+	int err = bench_space_open(&s, p, 2 * half + LOAD_SPAN);
 
 	if (err)
 		bench_die("usercopy: cannot create a %s space: %s",
@@ -433,6 +489,7 @@ static int run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 	be = ua_protect_name(s.protect);
 	a->gsrc = s.buf;
 	a->gdst = s.buf + half;
+	a->gchain = (uint64_t *)(s.buf + 2 * half);
 	/*
 	 * Written once so the source is real memory: an untouched anonymous
 	 * page reads as the one shared zero page, which flatters big copies.
@@ -440,6 +497,7 @@ static int run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 	if (ua_copy_to_user(s.buf, a->msrc, half) ||
 	    ua_copy_to_user(s.buf + half, a->msrc, half))
 		unexpected_fault();
+	chain_init(a);
 	run_copies(ctx, doc, a, be);
 	run_get_put(ctx, doc, a, be);
 	run_const(ctx, doc, a, be);
@@ -458,7 +516,7 @@ static int uc_run(struct bench_ctx *ctx, struct bench_doc *doc)
 		sizes++;
 	for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY; p++)
 		nb += !!(set & BENCH_BACKEND_BIT(p));
-	ctx->cases_total += nb * (2 * sizes + 8 + (sizes < 7 ? sizes : 7) + 1);
+	ctx->cases_total += nb * (2 * sizes + 8 + (sizes < 7 ? sizes : 7) + 2);
 	a.msrc = aligned_alloc(64, UC_MAX);
 	a.mdst = aligned_alloc(64, UC_MAX);
 	if (!a.msrc || !a.mdst)

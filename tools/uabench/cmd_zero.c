@@ -15,9 +15,9 @@
 #define BLOCK 512
 
 struct zero_arg {
-	char *gbuf;                 /* guest block */
-	const struct iovec *giov;   /* guest iovec describing it */
-	char *mbuf;                 /* monitor block */
+	char *gbuf;		  /* guest block */
+	const struct iovec *giov; /* guest iovec describing it */
+	char *mbuf;		  /* monitor block */
 };
 
 static void zero_memset(void *p, uint64_t n)
@@ -60,34 +60,28 @@ static void zero_iter(void *p, uint64_t n)
 static void zero_defaults(struct bench_opts *o, bool in_report, bool quick)
 {
 	if (!o->reps)
-		o->reps = quick ? 5 : in_report ? 15 : 21;
+		o->reps = quick ? 5 : in_report ? 21 : 31;
 	if (!o->rep_us)
-		o->rep_us = quick ? 100 : in_report ? 400 : 500;
+		o->rep_us = quick ? 100 : 1000;
+}
+
+/* The guest block and, after it, a guest iovec that describes it. */
+static void guest_setup(struct bench_space *s, struct zero_arg *a)
+{
+	struct iovec iov = { .iov_base = s->buf, .iov_len = BLOCK };
+
+	a->gbuf = s->buf;
+	a->giov = (const struct iovec *)(s->buf + 2048);
+	if (ua_copy_to_user((void *)a->giov, &iov, sizeof(iov)))
+		bench_die("zero: cannot write the guest iovec");
 }
 
 static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 			enum ua_protect p, char *mbuf)
 {
-	struct bench_space s;
 	struct zero_arg a = { .mbuf = mbuf };
-	struct iovec iov;
-	const char *be;
-	bool target;
-	int err = bench_space_open(&s, p, 4096), idx;
-
-	if (err)
-		bench_die("zero: cannot create a %s space: %s",
-			  ua_protect_name(p), strerror(-err));
-	be = ua_protect_name(s.protect);
-	a.gbuf = s.buf;
-	a.giov = (const struct iovec *)(s.buf + 2048);
-	iov.iov_base = a.gbuf;
-	iov.iov_len = BLOCK;
-	if (ua_copy_to_user((void *)a.giov, &iov, sizeof(iov)))
-		bench_die("zero: cannot write the guest iovec");
 	struct bench_case c = {
 		.group = "zero",
-		.backend = be,
 		.label = "512",
 		.size = BLOCK,
 		.nmeth = 3,
@@ -96,6 +90,15 @@ static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 		       { "clear_user", zero_clear_user, &a, NULL },
 		       { "iov_iter_zero", zero_iter, &a, NULL } },
 	};
+	struct bench_space s;
+	bool target;
+	int err = bench_space_open(&s, p, 4096), idx;
+
+	if (err)
+		bench_die("zero: cannot create a %s space: %s",
+			  ua_protect_name(p), strerror(-err));
+	guest_setup(&s, &a);
+	c.backend = ua_protect_name(s.protect);
 	idx = bench_run_case(ctx, &c, doc);
 	/*
 	 * DESIGN.md gives the 0.8 target for cheap windows (the kernel's

@@ -22,24 +22,35 @@
 
 #include "uabench.h"
 
-static bool use_tsc;
+/*
+ * The clock repetitions are timed with.  By default the thread's CPU time:
+ * on a small shared machine a repetition may be descheduled, and CPU time
+ * leaves those gaps out (system time in the kernel, as in process_vm_readv
+ * or mprotect, is still counted).  --clock tsc or monotonic give wall time.
+ */
+static enum bench_clock clock_kind;
 static bool tsc_invariant;
 static double ns_per_tick;
 
-static double mono_ns(void)
+static double ts_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+double bench_wall_ns(void)
+{
+	return ts_ns(CLOCK_MONOTONIC);
 }
 
 #ifdef __x86_64__
 /*
  * CPUID 0x80000007 EDX bit 8, "invariant TSC" (Intel SDM vol. 3,
  * "Invariant TSC"; AMD APM "TscInvariant"): the TSC ticks at one rate in
- * every P-, C- and T-state, so it is a clock and cheap to read.
- * Without it the TSC may stop or change speed and we use clock_gettime.
+ * every P-, C- and T-state, so it is a clock and cheap to read.  Without
+ * it the TSC may stop or change speed, and --clock tsc is refused.
  */
 static bool cpu_tsc_invariant(void)
 {
@@ -58,56 +69,71 @@ static inline uint64_t tsc_read(void)
 	return __rdtsc();
 }
 
-void bench_clock_init(void)
+/* TSC ticks per ns against CLOCK_MONOTONIC over 20 ms. */
+static void tsc_calibrate(void)
 {
 	struct timespec nap = { 0, 20 * 1000 * 1000 };
 	double t0, t1;
 	uint64_t c0, c1;
 
-	tsc_invariant = cpu_tsc_invariant();
-	if (!tsc_invariant || getenv("UABENCH_NO_TSC"))
-		return;
-	t0 = mono_ns();
+	t0 = bench_wall_ns();
 	c0 = tsc_read();
 	nanosleep(&nap, NULL);
-	t1 = mono_ns();
+	t1 = bench_wall_ns();
 	c1 = tsc_read();
-	if (c1 <= c0 || t1 <= t0)
-		return;
 	ns_per_tick = (t1 - t0) / (double)(c1 - c0);
-	use_tsc = true;
-}
-
-double bench_now_ns(void)
-{
-	if (use_tsc)
-		return (double)tsc_read() * ns_per_tick;
-	return mono_ns();
 }
 #else
-void bench_clock_init(void)
+static bool cpu_tsc_invariant(void)
 {
+	return false;
 }
 
-double bench_now_ns(void)
+static inline uint64_t tsc_read(void)
 {
-	return mono_ns();
+	return 0;
+}
+
+static void tsc_calibrate(void)
+{
 }
 #endif
-
-const char *bench_clock_name(void)
-{
-	return use_tsc ? "tsc" : "clock_gettime";
-}
-
-double bench_tsc_ghz(void)
-{
-	return use_tsc ? 1.0 / ns_per_tick : 0;
-}
 
 bool bench_tsc_invariant(void)
 {
 	return tsc_invariant;
+}
+
+void bench_clock_init(enum bench_clock kind)
+{
+	tsc_invariant = cpu_tsc_invariant();
+	clock_kind = kind;
+	if (kind == BENCH_CLOCK_TSC)
+		tsc_calibrate();
+}
+
+double bench_now_ns(void)
+{
+	switch (clock_kind) {
+	case BENCH_CLOCK_TSC:
+		return (double)tsc_read() * ns_per_tick;
+	case BENCH_CLOCK_MONOTONIC:
+		return ts_ns(CLOCK_MONOTONIC);
+	default:
+		return ts_ns(CLOCK_THREAD_CPUTIME_ID);
+	}
+}
+
+const char *bench_clock_name(void)
+{
+	static const char *const names[] = { "cputime", "tsc", "monotonic" };
+
+	return names[clock_kind];
+}
+
+double bench_tsc_ghz(void)
+{
+	return clock_kind == BENCH_CLOCK_TSC ? 1.0 / ns_per_tick : 0;
 }
 
 void bench_die(const char *fmt, ...)
@@ -195,15 +221,14 @@ static void progress(struct bench_ctx *ctx, const struct bench_case *c)
 
 	if (!ctx->progress)
 		return;
-	el = (bench_now_ns() - ctx->start_ns) / 1e9;
+	el = (bench_wall_ns() - ctx->start_ns) / 1e9;
 	/* Short runs stay quiet: a progress line only after a second. */
 	if (el < 1.0)
 		return;
 	fprintf(stderr, "\r\033[K%s: %s%s%s %s", ctx->prog_name, c->group,
 		c->backend ? " " : "", c->backend ? c->backend : "", c->label);
 	if (ctx->cases_total)
-		fprintf(stderr, " [%u/%u]", ctx->cases_done,
-			ctx->cases_total);
+		fprintf(stderr, " [%u/%u]", ctx->cases_done, ctx->cases_total);
 	fprintf(stderr, " %.0fs", el);
 	fflush(stderr);
 	ctx->progress_shown = true;
@@ -286,9 +311,11 @@ int bench_run_case(struct bench_ctx *ctx, const struct bench_case *c,
 		r->unavailable = c->m[i].unavailable;
 		if (r->unavailable)
 			continue;
-		r->ops = o->count ? o->count :
-				   calibrate(&c->m[i], target,
-					     c->ops_multiple ? c->ops_multiple : 1);
+		r->ops = o->count ?
+				 o->count :
+				 calibrate(&c->m[i], target,
+					   c->ops_multiple ? c->ops_multiple :
+							     1);
 		r->reps = reps;
 		count_run(&c->m[i], r);
 	}
@@ -371,8 +398,7 @@ void bench_doc_free(struct bench_doc *doc)
 }
 
 const struct bench_meas *bench_doc_find(const struct bench_doc *doc,
-					const char *group,
-					const char *backend,
+					const char *group, const char *backend,
 					const char *label, const char *method)
 {
 	for (int i = 0; i < doc->ncases; i++) {

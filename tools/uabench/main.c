@@ -29,6 +29,8 @@ static const char common_usage[] =
 	"  -n, --count N      fixed operations per repetition (default:\n"
 	"                     calibrated to the repetition time, then fixed)\n"
 	"  -T, --rep-time US  target microseconds per repetition\n"
+	"  --clock CLOCK      cputime (thread CPU time, the default), tsc\n"
+	"                     (needs an invariant TSC) or monotonic\n"
 	"  -h, --help         this message\n";
 
 static void print_usage(FILE *f, const struct bench_cmd *cmd)
@@ -39,8 +41,9 @@ static void print_usage(FILE *f, const struct bench_cmd *cmd)
 		for (int i = 0; bench_cmds[i]; i++)
 			fprintf(f, "  %-10s %s\n", bench_cmds[i]->name,
 				bench_cmds[i]->summary);
-		fprintf(f, "\ncommon options:\n%s\nRun 'uabench <subcommand> "
-			   "--help' for its own options.\n",
+		fprintf(f,
+			"\ncommon options:\n%s\nRun 'uabench <subcommand> "
+			"--help' for its own options.\n",
 			common_usage);
 		return;
 	}
@@ -138,12 +141,35 @@ static int parse_protect(const struct bench_cmd *cmd, const char *arg,
 	return 0;
 }
 
+static int parse_clock(const struct bench_cmd *cmd, const char *arg,
+		       struct bench_opts *o)
+{
+	if (!strcmp(arg, "cputime")) {
+		o->clock = BENCH_CLOCK_CPUTIME;
+	} else if (!strcmp(arg, "monotonic")) {
+		o->clock = BENCH_CLOCK_MONOTONIC;
+	} else if (!strcmp(arg, "tsc")) {
+		bench_clock_init(BENCH_CLOCK_CPUTIME);
+		if (!bench_tsc_invariant())
+			return bench_usage_error(cmd, "--clock tsc: this CPU "
+						      "has no invariant TSC");
+		o->clock = BENCH_CLOCK_TSC;
+	} else {
+		return bench_usage_error(cmd,
+					 "--clock: unknown clock '%s' "
+					 "(cputime, tsc, monotonic)",
+					 arg);
+	}
+	return 0;
+}
+
 enum {
 	OPT_JSON = 256,
 	OPT_PROTECT,
 	OPT_MAX_SIZE,
 	OPT_BATCH,
 	OPT_QUICK,
+	OPT_CLOCK,
 };
 
 static const struct option long_opts[] = {
@@ -157,6 +183,7 @@ static const struct option long_opts[] = {
 	{ "batch", required_argument, NULL, OPT_BATCH },
 	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "output", required_argument, NULL, 'o' },
+	{ "clock", required_argument, NULL, OPT_CLOCK },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -164,12 +191,18 @@ static const struct option long_opts[] = {
 static unsigned opt_group(int c)
 {
 	switch (c) {
-	case OPT_PROTECT: return BOPT_PROTECT;
-	case OPT_MAX_SIZE: return BOPT_SIZE;
-	case OPT_BATCH: return BOPT_BATCH;
-	case OPT_QUICK: return BOPT_QUICK;
-	case 'o': return BOPT_OUTPUT;
-	default: return 0;
+	case OPT_PROTECT:
+		return BOPT_PROTECT;
+	case OPT_MAX_SIZE:
+		return BOPT_SIZE;
+	case OPT_BATCH:
+		return BOPT_BATCH;
+	case OPT_QUICK:
+		return BOPT_QUICK;
+	case 'o':
+		return BOPT_OUTPUT;
+	default:
+		return 0;
 	}
 }
 
@@ -179,10 +212,19 @@ static int parse_one(const struct bench_cmd *cmd, int c, const char *arg,
 	uint64_t v;
 
 	switch (c) {
-	case OPT_JSON: o->json = true; return 0;
-	case OPT_QUICK: o->quick = true; return 0;
-	case 'o': o->outdir = arg; return 0;
-	case OPT_PROTECT: return parse_protect(cmd, arg, o);
+	case OPT_JSON:
+		o->json = true;
+		return 0;
+	case OPT_QUICK:
+		o->quick = true;
+		return 0;
+	case 'o':
+		o->outdir = arg;
+		return 0;
+	case OPT_PROTECT:
+		return parse_protect(cmd, arg, o);
+	case OPT_CLOCK:
+		return parse_clock(cmd, arg, o);
 	case 'r':
 		if (!parse_count(arg, 1, BENCH_MAX_REPS, &v))
 			return bench_usage_error(cmd,
@@ -217,7 +259,8 @@ static int parse_one(const struct bench_cmd *cmd, int c, const char *arg,
 	case OPT_BATCH:
 		if (!parse_count(arg, 1, 1000000, &o->batch))
 			return bench_usage_error(
-				cmd, "--batch: '%s' is not a count in 1..1000000",
+				cmd,
+				"--batch: '%s' is not a count in 1..1000000",
 				arg);
 		return 0;
 	}
@@ -231,8 +274,8 @@ static int parse_one(const struct bench_cmd *cmd, int c, const char *arg,
 int bench_parse_args(const struct bench_cmd *cmd, int argc, char **argv,
 		     struct bench_opts *o)
 {
-	const char *shorts = cmd->opts & BOPT_OUTPUT ? ":hr:n:T:o:" :
-						       ":hr:n:T:";
+	const char *shorts =
+		cmd->opts & BOPT_OUTPUT ? ":hr:n:T:o:" : ":hr:n:T:";
 	int c, err;
 
 	memset(o, 0, sizeof(*o));
@@ -247,8 +290,9 @@ int bench_parse_args(const struct bench_cmd *cmd, int argc, char **argv,
 			return bench_usage_error(cmd, "unknown option '%s'",
 						 argv[optind - 1]);
 		if (c == ':')
-			return bench_usage_error(cmd, "option '%s' needs a "
-						      "value",
+			return bench_usage_error(cmd,
+						 "option '%s' needs a "
+						 "value",
 						 argv[optind - 1]);
 		if (opt_group(c) && !(cmd->opts & opt_group(c)))
 			return bench_usage_error(cmd, "unknown option '%s'",
@@ -281,7 +325,7 @@ static int run_one(const struct bench_cmd *cmd, struct bench_ctx *ctx)
 	doc.opts = ctx->opts;
 	rc = cmd->run(ctx, &doc);
 	bench_progress_done(ctx);
-	doc.wall_s = (bench_now_ns() - ctx->start_ns) / 1e9;
+	doc.wall_s = (bench_wall_ns() - ctx->start_ns) / 1e9;
 	if (!rc && ctx->opts.json)
 		rc = bench_write_json(stdout, docs, 1, NULL);
 	else if (!rc)
@@ -315,8 +359,8 @@ int main(int argc, char **argv)
 	cmd->defaults(&ctx.opts, false, false);
 	ctx.progress = isatty(STDOUT_FILENO) && !ctx.opts.json;
 	ctx.prog_name = cmd->name;
-	bench_clock_init();
-	ctx.start_ns = bench_now_ns();
+	bench_clock_init(ctx.opts.clock);
+	ctx.start_ns = bench_wall_ns();
 	if (cmd->run_all)
 		return cmd->run_all(&ctx);
 	return run_one(cmd, &ctx);

@@ -6,6 +6,7 @@
  * fast as the reference, 0.50x half as fast.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -156,12 +157,11 @@ static void print_ratios(FILE *f, const struct bench_doc *doc)
 	for (int i = 0; i < doc->nratios; i++) {
 		const struct bench_ratio *r = &doc->ratios[i];
 		const struct bench_target *t =
-			r->target_key ? bench_target_find(r->target_key) :
-					NULL;
+			r->target_key ? bench_target_find(r->target_key) : NULL;
 
 		fprintf(f, "  %-62.62s %-9s %8s", r->what,
-			r->backend[0] ? r->backend : "", fmt_ratio(v, sizeof(v),
-								  r->value));
+			r->backend[0] ? r->backend : "",
+			fmt_ratio(v, sizeof(v), r->value));
 		if (t)
 			fprintf(f, "  target %s: %s", t->target,
 				bench_target_status(r));
@@ -195,8 +195,10 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 		fprintf(f, "| measure | backend | speed ratio | target | "
 			   "status |\n|---|---|---|---|---|\n");
 	else
-		fprintf(f, "%-64s %-9s %8s  %-26s %s\n", "measure (DESIGN.md §5)",
-			"backend", "ratio", "target", "status");
+		/* One more column: the section sign takes two bytes. */
+		fprintf(f, "%-63s %-9s %8s  %-34s %s\n",
+			"measure (DESIGN.md §5)", "backend", "ratio", "target",
+			"status");
 	for (const struct bench_target *t = bench_targets; t->key; t++) {
 		bool any = false;
 
@@ -204,8 +206,8 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 			for (int i = 0; i < docs[d]->nratios; i++) {
 				const struct bench_ratio *r =
 					&docs[d]->ratios[i];
-				const char *be = r->backend[0] ? r->backend :
-								 "-";
+				const char *be =
+					r->backend[0] ? r->backend : "-";
 
 				if (!r->target_key ||
 				    strcmp(r->target_key, t->key))
@@ -213,11 +215,13 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 				any = true;
 				fmt_ratio(v, sizeof(v), r->value);
 				if (md)
-					fprintf(f, "| %s | %s | %s | %s | %s |\n",
+					fprintf(f,
+						"| %s | %s | %s | %s | %s |\n",
 						r->what, be, v, t->target,
 						bench_target_status(r));
 				else
-					fprintf(f, "%-64.64s %-9s %8s  %-26s %s\n",
+					fprintf(f,
+						"%-62.62s %-9s %8s  %-34s %s\n",
 						r->what, be, v, t->target,
 						bench_target_status(r));
 			}
@@ -230,7 +234,7 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 				t->pending ? t->pending :
 					     target_status(t, docs, ndocs));
 		else
-			fprintf(f, "%-64.64s %-9s %8s  %-26s %s\n", t->measure,
+			fprintf(f, "%-62.62s %-9s %8s  %-34s %s\n", t->measure,
 				"-", "-", t->target,
 				t->pending ? t->pending :
 					     target_status(t, docs, ndocs));
@@ -372,6 +376,7 @@ static void jw_machine(struct jw *w)
 	struct utsname u;
 	char cpu[160];
 	const char *why = NULL;
+	double load[1];
 
 	cpu_model(cpu, sizeof(cpu));
 	if (uname(&u))
@@ -381,7 +386,7 @@ static void jw_machine(struct jw *w)
 	jw_uint(w, "cpus_online", (uint64_t)sysconf(_SC_NPROCESSORS_ONLN));
 	jw_str(w, "kernel", u.release);
 	jw_str(w, "compiler", __VERSION__);
-	jw_str(w, "clock", bench_clock_name());
+	jw_num(w, "loadavg_1min", getloadavg(load, 1) == 1 ? load[0] : NAN);
 	jw_bool(w, "tsc_invariant", bench_tsc_invariant());
 	jw_num(w, "tsc_ghz", bench_tsc_ghz() ? bench_tsc_ghz() : NAN);
 	jw_backends(w, "backends_available", bench_backends_available());
@@ -398,6 +403,7 @@ static void jw_params(struct jw *w, const struct bench_opts *o)
 	jw_uint(w, "reps", o->reps);
 	jw_uint_or_null(w, "count", o->count);
 	jw_uint(w, "rep_time_us", o->rep_us);
+	jw_str(w, "clock", bench_clock_name());
 	jw_backends(w, "backends", bench_backends_selected(o));
 	jw_uint_or_null(w, "max_size", o->max_size);
 	jw_uint_or_null(w, "batch", o->batch);
@@ -475,8 +481,8 @@ static void jw_ratio(struct jw *w, const struct bench_doc *doc,
 	jw_close(w, '}');
 }
 
-static void jw_targets(struct jw *w, struct bench_doc *const *docs,
-		       int ndocs, bool all)
+static void jw_targets(struct jw *w, struct bench_doc *const *docs, int ndocs,
+		       bool all)
 {
 	jw_open(w, "targets", '[');
 	for (const struct bench_target *t = bench_targets; t->key; t++) {
@@ -580,8 +586,9 @@ static void md_block(FILE *f, const struct bench_doc *doc, int from, int to)
 	const struct bench_case_res *c0 = &doc->cases[from];
 	char v[32];
 
-	fprintf(f, "\n### %s%s%s%s\n\nSpeed relative to `%s` (same "
-		   "repetitions); switches per operation exact.\n\n| %s |",
+	fprintf(f,
+		"\n### %s%s%s%s\n\nSpeed relative to `%s` (same "
+		"repetitions); switches per operation exact.\n\n| %s |",
 		c0->group, c0->backend[0] ? " — " : "", c0->backend,
 		c0->backend[0] ? " backend" : "", c0->m[c0->ref].method,
 		c0->size ? "size (B)" : "case");
@@ -636,13 +643,14 @@ void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs)
 		strcpy(u.release, "unknown");
 	for (int i = 0; i < ndocs; i++)
 		wall += docs[i]->wall_s;
-	fprintf(f, "# uabench report\n\n%s, %ld CPUs online, Linux %s; clock "
-		   "%s; uaccess %s; %.0f s of measurement.\n\n"
-		   "Every figure is a speed ratio to the reference measured in "
-		   "the same repetitions (reference time / time, median over "
-		   "repetitions): above 1 is faster than the reference. "
-		   "Absolute times are in results.json.\n\n"
-		   "## DESIGN.md §5 targets\n\n",
+	fprintf(f,
+		"# uabench report\n\n%s, %ld CPUs online, Linux %s; clock "
+		"%s; uaccess %s; %.0f s of measurement.\n\n"
+		"Every figure is a speed ratio to the reference measured in "
+		"the same repetitions (reference time / time, median over "
+		"repetitions): above 1 is faster than the reference. "
+		"Absolute times are in results.json.\n\n"
+		"## DESIGN.md §5 targets\n\n",
 		cpu, sysconf(_SC_NPROCESSORS_ONLN), u.release,
 		bench_clock_name(), UA_VERSION, wall);
 	bench_print_targets(f, docs, ndocs, true);
@@ -656,8 +664,9 @@ void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs)
 			fprintf(f, "%llu operations per repetition.\n",
 				(unsigned long long)doc->opts.count);
 		else
-			fprintf(f, "operations per repetition calibrated to "
-				   "about %llu us, then fixed.\n",
+			fprintf(f,
+				"operations per repetition calibrated to "
+				"about %llu us, then fixed.\n",
 				(unsigned long long)doc->opts.rep_us);
 		for (int i = 0; i < doc->nnotes; i++)
 			fprintf(f, "%s- %s\n", i ? "" : "\n", doc->notes[i]);

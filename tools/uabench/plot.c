@@ -68,10 +68,11 @@ static int plot_copies(FILE *gp, const char *dir, const struct bench_doc *doc,
 	char name[160];
 	bool first = true, have_ref = false;
 
-	fprintf(gp, "%sset output '%s-%s.svg'\nset title '%s'\n"
-		    "set xlabel 'size (bytes)'\nset ylabel 'MB/s (median)'\n"
-		    "set logscale x 2\nset logscale y 10\nset grid\n"
-		    "set key left top\nset style data linespoints\nplot ",
+	fprintf(gp,
+		"%sset output '%s-%s.svg'\nset title '%s'\n"
+		"set xlabel 'size (bytes)'\nset ylabel 'MB/s (median)'\n"
+		"set logscale x 2\nset logscale y 10\nset grid\n"
+		"set key left top\nset style data linespoints\nplot ",
 		terminal, doc->subcommand, group, title);
 	for (int b = UA_PROTECT_NONE; b <= UA_PROTECT_PKEY; b++) {
 		const char *be = ua_protect_name(b);
@@ -104,7 +105,8 @@ static int plot_copies(FILE *gp, const char *dir, const struct bench_doc *doc,
 			if (!rows) {
 				char path[4096];
 
-				snprintf(path, sizeof(path), "%s/%s", dir, name);
+				snprintf(path, sizeof(path), "%s/%s", dir,
+					 name);
 				unlink(path);
 				continue;
 			}
@@ -147,16 +149,19 @@ static int plot_nofault(FILE *gp, const char *dir, const struct bench_doc *doc)
 		fprintf(f, isnan(b) ? "?\n" : "%.6g\n", b);
 	}
 	fclose(f);
-	fprintf(gp, "%sset output 'nofault.svg'\nunset logscale\n"
-		    "set title 'read 8 bytes if mapped: speed relative to "
-		    "process_vm_readv'\nset xlabel ''\n"
-		    "set ylabel 'speed ratio (log)'\nset logscale y 10\n"
-		    "set grid ytics\nset key left top\nset datafile missing '?'\n"
-		    "set style data histograms\nset style histogram clustered\n"
-		    "set style fill solid 0.7 border -1\nset xtics rotate by 30 right\nset bmargin 10\n"
-		    "plot 'data/nofault.dat' using 2:xtic(1) title 'mapped', "
-		    "'' using 3 title 'unmapped'\nset xtics norotate\nset bmargin -1\n",
-		    terminal);
+	fprintf(gp,
+		"%sset output 'nofault.svg'\nunset logscale\n"
+		"set title 'read 8 bytes if mapped: speed relative to "
+		"process_vm_readv'\nset xlabel ''\n"
+		"set ylabel 'speed ratio (log)'\nset logscale y 10\n"
+		"set grid ytics\nset key left top\nset datafile missing '?'\n"
+		"set style data histograms\nset style histogram clustered\n"
+		"set style fill solid 0.7 border -1\nset xtics rotate by 30 "
+		"right\nset bmargin 10\n"
+		"plot 'data/nofault.dat' using 2:xtic(1) title 'mapped', "
+		"'' using 3 title 'unmapped'\nset xtics norotate\nset bmargin "
+		"-1\n",
+		terminal);
 	return 1;
 }
 
@@ -183,22 +188,25 @@ static int plot_targets(FILE *gp, const char *dir,
 			fprintf(f, "\"%s vs %s%s%s%s\" %.6g\n",
 				c->m[r->num].method, c->m[r->den].method,
 				r->backend[0] ? " [" : "", r->backend,
-				r->backend[0] ? "]" : "", r->value / t->threshold);
+				r->backend[0] ? "]" : "",
+				r->value / t->threshold);
 			rows++;
 		}
 	}
 	fclose(f);
 	if (!rows)
 		return 0;
-	fprintf(gp, "%sset output 'targets.svg'\nunset logscale\n"
-		    "set title 'measured ratio / DESIGN.md target (>= 1: met)'\n"
-		    "set xlabel ''\nset ylabel 'fraction of target (log)'\n"
-		    "set logscale y 10\nset grid ytics\nset key off\n"
-		    "set style data histograms\nset style fill solid 0.7 border -1\n"
-		    "set xtics rotate by 30 right\nset bmargin 10\n"
-		    "plot 'data/targets.dat' using 2:xtic(1), 1 with lines lw 2\n"
-		    "set xtics norotate\nset bmargin -1\n",
-		    terminal);
+	fprintf(gp,
+		"%sset output 'targets.svg'\nunset logscale\n"
+		"set title 'measured ratio / DESIGN.md target (>= 1: met)'\n"
+		"set xlabel ''\nset ylabel 'fraction of target (log)'\n"
+		"set logscale y 10\nset grid ytics\nset key off\n"
+		"set style data histograms\nset style fill solid 0.7 border "
+		"-1\n"
+		"set xtics rotate by 30 right\nset bmargin 10\n"
+		"plot 'data/targets.dat' using 2:xtic(1), 1 with lines lw 2\n"
+		"set xtics norotate\nset bmargin -1\n",
+		terminal);
 	return 1;
 }
 
@@ -227,7 +235,16 @@ static int run_gnuplot(const char *gnuplot, const char *dir)
 	}
 	if (waitpid(pid, &st, 0) < 0)
 		return -errno;
-	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : -ECHILD;
+	/* Positive: gnuplot itself failed; its messages are in the log. */
+	return WIFEXITED(st) && !WEXITSTATUS(st) ? 0 : 1;
+}
+
+/* Count a plot in; 0, or the negative errno of a plot that failed. */
+static int add_plot(int *n, int r)
+{
+	if (r > 0)
+		*n += r;
+	return r < 0 ? r : 0;
 }
 
 int bench_plot(const char *dir, const char *gnuplot,
@@ -247,21 +264,23 @@ int bench_plot(const char *dir, const char *gnuplot,
 		return -errno;
 	fprintf(gp, "# uabench report plots; run from the report directory: "
 		    "gnuplot data/plots.gp\n");
-	if (uc) {
-		r = plot_copies(gp, dir, uc, "copy_from",
-				"copy from guest memory: throughput vs size");
-		n += r > 0 ? r : 0;
-		r = plot_copies(gp, dir, uc, "copy_to",
-				"copy to guest memory: throughput vs size");
-		n += r > 0 ? r : 0;
-	}
-	if (nf) {
-		r = plot_nofault(gp, dir, nf);
-		n += r > 0 ? r : 0;
-	}
-	r = plot_targets(gp, dir, docs, ndocs);
-	n += r > 0 ? r : 0;
-	fclose(gp);
+	r = 0;
+	if (uc)
+		r = add_plot(&n, plot_copies(gp, dir, uc, "copy_from",
+					     "copy from guest memory: "
+					     "throughput vs size"));
+	if (uc && !r)
+		r = add_plot(&n, plot_copies(gp, dir, uc, "copy_to",
+					     "copy to guest memory: "
+					     "throughput vs size"));
+	if (nf && !r)
+		r = add_plot(&n, plot_nofault(gp, dir, nf));
+	if (!r)
+		r = add_plot(&n, plot_targets(gp, dir, docs, ndocs));
+	if (fclose(gp) && !r)
+		r = -errno;
 	*nplots = n;
+	if (r)
+		return r;
 	return n ? run_gnuplot(gnuplot, dir) : 0;
 }

@@ -33,12 +33,11 @@ const struct bench_target bench_targets[] = {
 	{ "nofault_vs_sigsetjmp",
 	  "ua_get_kernel_nofault (mapped, 8 B) vs sigsetjmp(0) probe",
 	  ">= 2x faster", 2, NULL },
-	{ "unsafe_load",
-	  "ua_unsafe_get_user in a window vs a plain load",
+	{ "unsafe_load", "ua_unsafe_get_user in a window vs a plain load",
 	  "within 5% (speed >= 0.95)", 0.95, NULL },
 	{ "zero_vs_memset",
-	  "ua_clear_user / ua_iov_iter_zero, 512 B blocks, vs memset",
-	  ">= 0.8", 0.8, NULL },
+	  "ua_clear_user / ua_iov_iter_zero, 512 B blocks, vs memset", ">= 0.8",
+	  0.8, NULL },
 	{ NULL, NULL, NULL, 0, NULL },
 };
 

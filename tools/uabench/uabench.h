@@ -34,6 +34,12 @@
 #define BOPT_OUTPUT (1u << 3)  /* -o DIR */
 #define BOPT_QUICK (1u << 4)   /* --quick */
 
+enum bench_clock {
+	BENCH_CLOCK_CPUTIME, /* CLOCK_THREAD_CPUTIME_ID, the default */
+	BENCH_CLOCK_TSC,     /* rdtsc; only with an invariant TSC */
+	BENCH_CLOCK_MONOTONIC,
+};
+
 /* Backends as a bit set, indexed by enum ua_protect. */
 #define BENCH_BACKEND_BIT(p) (1u << (p))
 
@@ -45,9 +51,10 @@ struct bench_opts {
 	bool json;
 	bool quick;
 	unsigned reps;
-	uint64_t count;    /* fixed operations per repetition */
+	uint64_t count;	   /* fixed operations per repetition */
 	uint64_t rep_us;   /* target microseconds per repetition */
 	unsigned backends; /* BENCH_BACKEND_BIT set; 0: all available */
+	enum bench_clock clock;
 	uint64_t max_size;
 	uint64_t batch;
 	const char *outdir;
@@ -60,6 +67,7 @@ struct bench_doc;
  * @opts: the options, defaults filled in by the subcommand
  * @progress: show a progress line on stderr (stdout is a terminal)
  * @prog_name: what the progress line calls the running subcommand
+ * @start_ns: bench_wall_ns() at the start
  */
 struct bench_ctx {
 	struct bench_opts opts;
@@ -140,7 +148,7 @@ struct bench_counts {
 struct bench_meas {
 	char method[48];
 	const char *unavailable;
-	uint64_t ops;    /* per repetition */
+	uint64_t ops; /* per repetition */
 	unsigned reps;
 	double ns[BENCH_MAX_REPS]; /* ns per operation, per repetition */
 	double ns_med, ns_min, ns_max;
@@ -162,7 +170,7 @@ struct bench_target {
 	const char *key;
 	const char *measure;
 	const char *target;
-	double threshold; /* met when ratio >= threshold */
+	double threshold;    /* met when ratio >= threshold */
 	const char *pending; /* set: not measurable yet, why */
 };
 
@@ -177,7 +185,7 @@ struct bench_ratio {
 	int case_idx, num, den;
 	double value;
 	const char *target_key; /* NULL: informative only */
-	bool target_applies;    /* false: "reported" (e.g. mprotect rows) */
+	bool target_applies;	/* false: "reported" (e.g. mprotect rows) */
 };
 
 /**
@@ -197,8 +205,9 @@ struct bench_doc {
 };
 
 /* engine.c */
-void bench_clock_init(void);
-double bench_now_ns(void);
+void bench_clock_init(enum bench_clock kind);
+double bench_now_ns(void);  /* the clock repetitions are timed with */
+double bench_wall_ns(void); /* CLOCK_MONOTONIC */
 const char *bench_clock_name(void);
 double bench_tsc_ghz(void); /* 0 when the TSC is not used */
 bool bench_tsc_invariant(void);
@@ -213,10 +222,8 @@ void bench_doc_note(struct bench_doc *doc, const char *fmt, ...)
 void bench_doc_free(struct bench_doc *doc);
 int bench_meas_index(const struct bench_case_res *c, const char *method);
 const struct bench_meas *bench_doc_find(const struct bench_doc *doc,
-					const char *group,
-					const char *backend,
-					const char *label,
-					const char *method);
+					const char *group, const char *backend,
+					const char *label, const char *method);
 
 /* Keeps the compiler from folding away or merging benchmark operations. */
 #define bench_barrier() asm volatile("" ::: "memory")
@@ -245,7 +252,7 @@ int bench_write_json(FILE *f, struct bench_doc *const *docs, int ndocs,
 void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs);
 const char *bench_target_status(const struct bench_ratio *r);
 
-/* plot.c */
+/* plot.c; bench_plot: 0, a negative errno, or 1 when gnuplot failed */
 const char *bench_find_gnuplot(void);
 int bench_plot(const char *dir, const char *gnuplot,
 	       struct bench_doc *const *docs, int ndocs, int *nplots);
