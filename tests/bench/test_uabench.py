@@ -195,8 +195,8 @@ class Report(unittest.TestCase):
             self.assertIn(st["nofault_vs_pvr"], ("met", "not met"))
             with open(os.path.join(out, "summary.md")) as f:
                 md = f.read()
-            self.assertIn("| measure | backend | speed ratio | target | "
-                          "status |", md)
+            self.assertIn("| measure | backend | speed ratio | quartiles | "
+                          "target | status |", md)
             self.assertIn("pending the task/signal layers", md)
             self.assertIn("### copy_from — none backend", md)
             svgs = sorted(n for n in os.listdir(out) if n.endswith(".svg"))

@@ -155,28 +155,46 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double median(const double *v, unsigned n)
+/* The q-quantile of v[0..n) by linear interpolation (q = 0.5: median). */
+static double quantile(const double *v, unsigned n, double q)
 {
-	double s[BENCH_MAX_REPS];
+	double s[BENCH_MAX_REPS], pos;
+	unsigned k;
 
 	if (!n)
 		return NAN;
 	memcpy(s, v, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_double);
-	return n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	pos = q * (n - 1);
+	k = (unsigned)pos;
+	if (k + 1 >= n)
+		return s[n - 1];
+	return s[k] + (pos - k) * (s[k + 1] - s[k]);
 }
 
-/* Median over repetitions of den's time / num's time: num's speed-up. */
+static double median(const double *v, unsigned n)
+{
+	return quantile(v, n, 0.5);
+}
+
+/*
+ * den's time / num's time in each repetition (num's speed-up); the
+ * median, and the quartiles when q1/q3 are given.
+ */
 static double paired_ratio(const struct bench_meas *num,
-			   const struct bench_meas *den)
+			   const struct bench_meas *den, double *q1, double *q3)
 {
 	double v[BENCH_MAX_REPS];
 	unsigned n = num->reps < den->reps ? num->reps : den->reps;
 
 	if (num->unavailable || den->unavailable)
-		return NAN;
+		n = 0;
 	for (unsigned r = 0; r < n; r++)
 		v[r] = den->ns[r] / num->ns[r];
+	if (q1)
+		*q1 = quantile(v, n, 0.25);
+	if (q3)
+		*q3 = quantile(v, n, 0.75);
 	return median(v, n);
 }
 
@@ -228,7 +246,8 @@ static void progress(struct bench_ctx *ctx, const struct bench_case *c)
 	fprintf(stderr, "\r\033[K%s: %s%s%s %s", ctx->prog_name, c->group,
 		c->backend ? " " : "", c->backend ? c->backend : "", c->label);
 	if (ctx->cases_total)
-		fprintf(stderr, " [%u/%u]", ctx->cases_done, ctx->cases_total);
+		fprintf(stderr, " [%u/%u]", ctx->cases_done + 1,
+			ctx->cases_total);
 	fprintf(stderr, " %.0fs", el);
 	fflush(stderr);
 	ctx->progress_shown = true;
@@ -284,7 +303,7 @@ static void summarise(struct bench_case_res *res)
 			r->ns_min = fmin(r->ns_min, r->ns[k]);
 			r->ns_max = fmax(r->ns_max, r->ns[k]);
 		}
-		r->ratio = paired_ratio(r, &res->m[res->ref]);
+		r->ratio = paired_ratio(r, &res->m[res->ref], NULL, NULL);
 	}
 }
 
@@ -373,7 +392,7 @@ void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
 	r->case_idx = case_idx;
 	r->num = a;
 	r->den = b;
-	r->value = paired_ratio(&c->m[a], &c->m[b]);
+	r->value = paired_ratio(&c->m[a], &c->m[b], &r->q1, &r->q3);
 	r->target_key = target_key;
 	r->target_applies = target_applies;
 }

@@ -23,8 +23,10 @@ static const char *fmt_ratio(char *b, size_t n, double v)
 		snprintf(b, n, "%.0fx", v);
 	else if (v >= 10)
 		snprintf(b, n, "%.1fx", v);
-	else
+	else if (v >= 0.1)
 		snprintf(b, n, "%.2fx", v);
+	else
+		snprintf(b, n, "%.2gx", v);
 	return b;
 }
 
@@ -147,21 +149,37 @@ static void print_case_row(FILE *f, const struct bench_case_res *c)
 	fputc('\n', f);
 }
 
+/* The quartiles of a ratio over repetitions, "0.91-1.02". */
+static const char *fmt_spread(char *b, size_t n, const struct bench_ratio *r)
+{
+	char lo[16], hi[16];
+
+	if (isnan(r->q1) || isnan(r->q3))
+		return snprintf(b, n, "-"), b;
+	fmt_ratio(lo, sizeof(lo), r->q1);
+	fmt_ratio(hi, sizeof(hi), r->q3);
+	lo[strlen(lo) - 1] = 0; /* one "x" is enough */
+	snprintf(b, n, "%s-%s", lo, hi);
+	return b;
+}
+
 static void print_ratios(FILE *f, const struct bench_doc *doc)
 {
-	char v[32];
+	char v[32], q[40];
 
 	if (!doc->nratios)
 		return;
-	fprintf(f, "\nratios (speed vs reference, same repetitions):\n");
+	fprintf(f, "\nratios (speed vs reference, same repetitions; median "
+		   "and quartiles):\n");
 	for (int i = 0; i < doc->nratios; i++) {
 		const struct bench_ratio *r = &doc->ratios[i];
 		const struct bench_target *t =
 			r->target_key ? bench_target_find(r->target_key) : NULL;
 
-		fprintf(f, "  %-62.62s %-9s %8s", r->what,
+		fprintf(f, "  %-62.62s %-9s %8s %-13s", r->what,
 			r->backend[0] ? r->backend : "",
-			fmt_ratio(v, sizeof(v), r->value));
+			fmt_ratio(v, sizeof(v), r->value),
+			fmt_spread(q, sizeof(q), r));
 		if (t)
 			fprintf(f, "  target %s: %s", t->target,
 				bench_target_status(r));
@@ -185,20 +203,32 @@ void bench_print_table(FILE *f, const struct bench_doc *doc)
 		fprintf(f, "%snote: %s\n", i ? "" : "\n", doc->notes[i]);
 }
 
+static void target_row(FILE *f, bool md, const char *what, const char *be,
+		       const char *val, const char *spread, const char *target,
+		       const char *status)
+{
+	if (md)
+		fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", what, be, val,
+			spread, target, status);
+	else
+		fprintf(f, "%-62.62s %-9s %8s %-13s %-34s %s\n", what, be, val,
+			spread, target, status);
+}
+
 /* The DESIGN.md §5 table: one row per measured ratio, or per target. */
 void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 			 bool md)
 {
-	char v[32];
+	char v[32], q[40];
 
 	if (md)
-		fprintf(f, "| measure | backend | speed ratio | target | "
-			   "status |\n|---|---|---|---|---|\n");
+		fprintf(f, "| measure | backend | speed ratio | quartiles | "
+			   "target | status |\n|---|---|---|---|---|---|\n");
 	else
 		/* One more column: the section sign takes two bytes. */
-		fprintf(f, "%-63s %-9s %8s  %-34s %s\n",
-			"measure (DESIGN.md §5)", "backend", "ratio", "target",
-			"status");
+		fprintf(f, "%-63s %-9s %8s %-13s %-34s %s\n",
+			"measure (DESIGN.md §5)", "backend", "ratio",
+			"quartiles", "target", "status");
 	for (const struct bench_target *t = bench_targets; t->key; t++) {
 		bool any = false;
 
@@ -206,38 +236,22 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 			for (int i = 0; i < docs[d]->nratios; i++) {
 				const struct bench_ratio *r =
 					&docs[d]->ratios[i];
-				const char *be =
-					r->backend[0] ? r->backend : "-";
 
 				if (!r->target_key ||
 				    strcmp(r->target_key, t->key))
 					continue;
 				any = true;
-				fmt_ratio(v, sizeof(v), r->value);
-				if (md)
-					fprintf(f,
-						"| %s | %s | %s | %s | %s |\n",
-						r->what, be, v, t->target,
-						bench_target_status(r));
-				else
-					fprintf(f,
-						"%-62.62s %-9s %8s  %-34s %s\n",
-						r->what, be, v, t->target,
-						bench_target_status(r));
+				target_row(f, md, r->what,
+					   r->backend[0] ? r->backend : "-",
+					   fmt_ratio(v, sizeof(v), r->value),
+					   fmt_spread(q, sizeof(q), r),
+					   t->target, bench_target_status(r));
 			}
 		}
-		if (any)
-			continue;
-		if (md)
-			fprintf(f, "| %s | - | - | %s | %s |\n", t->measure,
-				t->target,
-				t->pending ? t->pending :
-					     target_status(t, docs, ndocs));
-		else
-			fprintf(f, "%-62.62s %-9s %8s  %-34s %s\n", t->measure,
-				"-", "-", t->target,
-				t->pending ? t->pending :
-					     target_status(t, docs, ndocs));
+		if (!any)
+			target_row(f, md, t->measure, "-", "-", "-", t->target,
+				   t->pending ? t->pending :
+						target_status(t, docs, ndocs));
 	}
 }
 
@@ -476,6 +490,8 @@ static void jw_ratio(struct jw *w, const struct bench_doc *doc,
 	jw_str(w, "method", c->m[r->num].method);
 	jw_str(w, "reference", c->m[r->den].method);
 	jw_num(w, "value", r->value);
+	jw_num(w, "q1", r->q1);
+	jw_num(w, "q3", r->q3);
 	jw_str(w, "target", r->target_key);
 	jw_str(w, "status", bench_target_status(r));
 	jw_close(w, '}');

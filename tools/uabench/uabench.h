@@ -183,7 +183,8 @@ struct bench_ratio {
 	char what[160];
 	char backend[16];
 	int case_idx, num, den;
-	double value;
+	double value;  /* median over repetitions */
+	double q1, q3; /* its quartiles: the spread a reader should see */
 	const char *target_key; /* NULL: informative only */
 	bool target_applies;	/* false: "reported" (e.g. mprotect rows) */
 };
