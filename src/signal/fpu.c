@@ -26,6 +26,10 @@
 struct ua_fpu_layout ua__fpu;
 /* End of each user component in the standard format (0: not present). */
 static uint32_t comp_end[64];
+/* Size of each component, and whether the compacted format aligns it to
+ * 64 bytes (CPUID leaf 0xD sub-leaf i: EAX, ECX bit 1). */
+static uint32_t comp_size[64];
+static bool comp_align64[64];
 
 static uint64_t xgetbv0(void)
 {
@@ -52,6 +56,8 @@ static void detect(void)
 	ua__fpu.xsave = true;
 	ua__fpu.xfeatures = xgetbv0() & ~(1ull << XFEATURE_XTILEDATA);
 	ua__fpu.xstate_size = 576;
+	__cpuid_count(0xd, 1, a, b, c, d);
+	ua__fpu.xcomp = a & 2; /* XSAVEC: XRSTOR knows the compacted form */
 	/* Standard format: each component at its fixed offset. */
 	for (int i = 2; i < 63; i++) {
 		if (!(ua__fpu.xfeatures & (1ull << i)))
@@ -60,23 +66,38 @@ static void detect(void)
 		if (c & 1) /* supervisor state: never in a user frame */
 			continue;
 		comp_end[i] = a + b;
+		comp_size[i] = a;
+		comp_align64[i] = c & 2;
 		if (a + b > ua__fpu.xstate_size)
 			ua__fpu.xstate_size = a + b;
 	}
 }
 
-/* The standard-format size holding the components in mask. */
-uint32_t ua__fpu_xstate_size_for(uint64_t mask)
+uint32_t ua__fpu_read_extent(const unsigned char *hdr, uint64_t rfbm)
 {
-	uint32_t size = 576;
+	uint64_t xstate_bv, xcomp_bv, load;
+	uint32_t end = 576, off = 576;
 
-	if (mask == ua__fpu.xfeatures)
-		return ua__fpu.xstate_size;
-
-	for (int i = 2; i < 64; i++)
-		if ((mask & (1ull << i)) && comp_end[i] > size)
-			size = comp_end[i];
-	return size;
+	memcpy(&xstate_bv, hdr, 8);
+	memcpy(&xcomp_bv, hdr + 8, 8);
+	load = xstate_bv & rfbm;
+	if (!(xcomp_bv >> 63)) {
+		for (int i = 2; i < 63; i++)
+			if ((load & (1ull << i)) && comp_end[i] > end)
+				end = comp_end[i];
+		return end;
+	}
+	/* Compacted: the components of XCOMP_BV packed in order. */
+	for (int i = 2; i < 63; i++) {
+		if (!(xcomp_bv & (1ull << i)))
+			continue;
+		if (comp_align64[i])
+			off = (off + 63) & ~63u;
+		off += comp_size[i];
+		if (load & (1ull << i))
+			end = off;
+	}
+	return end;
 }
 
 void ua__fpu_save_ctl(struct ua_sigstate *s)
@@ -147,25 +168,35 @@ static uint64_t get64(const unsigned char *p)
 }
 
 /*
- * What XRSTOR (or FXRSTOR) would refuse with #GP is a bad frame: reserved
- * MXCSR bits, XSTATE_BV bits the frame may not carry, a compacted header
- * or non-zero reserved header bytes (SDM vol. 1 §13.8).
+ * What XRSTOR (or FXRSTOR) would refuse with #GP is a bad frame (SDM vol. 1
+ * §13.8): reserved MXCSR bits; in the standard form (XCOMP_BV bit 63
+ * clear) XSTATE_BV bits outside XCR0 or non-zero header bytes 8..23; in
+ * the compacted form, which XRSTOR takes where XSAVEC exists, XCOMP_BV
+ * bits outside XCR0, XSTATE_BV bits outside XCOMP_BV or non-zero header
+ * bytes 16..63.  The standard form does not look at bytes 24..63.
  */
 int ua__fpu_check(const unsigned char *legacy, const unsigned char *hdr,
 		  uint64_t rfbm, uint32_t *mxcsr, uint16_t *fcw)
 {
-	uint64_t xstate_bv;
+	uint64_t xstate_bv, xcomp_bv;
+	int reserved_end = 24;
 
 	memcpy(mxcsr, legacy + 24, 4);
 	memcpy(fcw, legacy, 2);
 	if (!hdr) /* FXRSTOR: MXCSR is always checked and loaded */
 		return *mxcsr & ~ua__fpu.mxcsr_mask ? -EINVAL : 0;
 	xstate_bv = get64(hdr);
-	if (xstate_bv & ~ua__fpu.xfeatures)
+	xcomp_bv = get64(hdr + 8);
+	if (xcomp_bv >> 63) {
+		if (!ua__fpu.xcomp ||
+		    (xcomp_bv & ~(1ull << 63) & ~ua__fpu.xfeatures) ||
+		    (xstate_bv & ~(xcomp_bv & ~(1ull << 63))))
+			return -EINVAL;
+		reserved_end = 64;
+	} else if ((xstate_bv & ~ua__fpu.xfeatures) || xcomp_bv) {
 		return -EINVAL;
-	if (get64(hdr + 8))
-		return -EINVAL;
-	for (int i = 16; i < 64; i += 8)
+	}
+	for (int i = 16; i < reserved_end; i += 8)
 		if (get64(hdr + i))
 			return -EINVAL;
 	/* XRSTOR loads MXCSR when RFBM has SSE or AVX, and checks it then. */

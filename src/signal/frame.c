@@ -176,13 +176,19 @@ efault:
 	return -EFAULT;
 }
 
-/* Read the FP area at fp and load the control words it holds. */
-int ua__restore_fpstate(bool block, uint64_t fp)
+/*
+ * Read the FP area at fp and load the control words it holds, with the
+ * checks of the kernel's fpu__restore_sig() and what XRSTOR/FXRSTOR would
+ * refuse.  hw_align: the area must be aligned as those instructions need
+ * (64 bytes for XRSTOR, 16 for FXRSTOR), as for a sigreturn frame.
+ */
+int ua__restore_fpstate(bool block, uint64_t fp, bool hw_align)
 {
 	unsigned char legacy[512], hdr[64];
-	uint32_t magic1, ext, xsize, magic2, mxcsr;
+	uint32_t magic1, ext, xsize, magic2, mxcsr, extent;
 	uint64_t xfeat, rfbm = 0;
 	uint16_t fcw;
+	uint8_t last;
 	bool fx_only = true;
 
 	if (!fp) {
@@ -198,20 +204,32 @@ int ua__restore_fpstate(bool block, uint64_t fp)
 	memcpy(&ext, legacy + 468, 4);
 	memcpy(&xfeat, legacy + 472, 8);
 	memcpy(&xsize, legacy + 480, 4);
+	/* check_xstate_in_sigframe(): anything else falls back to FX only. */
 	if (ua__fpu.xsave && magic1 == FP_XSTATE_MAGIC1 && xsize >= 576 &&
-	    xsize <= ua__fpu.xstate_size && ext >= xsize + 4) {
+	    xsize <= ua__fpu.xstate_size && xsize <= ext) {
 		/* A fault reading MAGIC2 is fatal, not a fallback. */
 		GET(magic2, (const uint32_t *)(fp + xsize));
 		if (magic2 == FP_XSTATE_MAGIC2) {
 			rfbm = xfeat & ua__fpu.xfeatures;
-			if (xsize < ua__fpu_xstate_size_for(rfbm))
-				return -EINVAL;
 			COPY_FROM(hdr, (const void *)(fp + 512), 64);
 			fx_only = false;
 		}
 	}
+	if (hw_align && (fp & (fx_only ? 15 : 63)))
+		return -EINVAL;
 	if (ua__fpu_check(legacy, fx_only ? NULL : hdr, rfbm, &mxcsr, &fcw))
 		return -EINVAL;
+	/*
+	 * XRSTOR reads each component it loads from memory, whatever
+	 * xstate_size says; one it cannot read is a bad frame.  The extent
+	 * is within the area checked above and at most a few KiB: reading
+	 * its last byte (the first was read) covers every page.
+	 */
+	extent = fx_only ? 512 : ua__fpu_read_extent(hdr, rfbm);
+	if (extent > 576) {
+		GET(last, (const uint8_t *)(fp + extent - 1));
+		(void)last;
+	}
 	ua__fpu_load_ctl(mxcsr, fcw);
 	return 0;
 efault:
@@ -302,7 +320,7 @@ long ua__sys_rt_sigreturn(struct ua_task *t, struct ua_pt_regs *r)
 		goto efault;
 	restore_regs(r, &mc);
 	t->regs_replaced = true;
-	if (ua__restore_fpstate(block, mc.fpstate))
+	if (ua__restore_fpstate(block, mc.fpstate, true))
 		goto efault;
 	GET(st.sp, &f->uc.uc_stack.sp);
 	GET(st.flags, &f->uc.uc_stack.flags);

@@ -78,7 +78,8 @@ struct ua_rt_sigframe {
 			goto efault;                                \
 	} while (0)
 
-/* frame.c: load a frame's FP area (0: reset to init); 0, -EFAULT, -EINVAL. */
-UA_HIDDEN int ua__restore_fpstate(bool block, uint64_t fp);
+/* frame.c: load a frame's FP area (0: reset to init); 0, -EFAULT, -EINVAL.
+ * hw_align: require the alignment XRSTOR/FXRSTOR need (sigreturn). */
+UA_HIDDEN int ua__restore_fpstate(bool block, uint64_t fp, bool hw_align);
 
 #endif /* UA_SIGNAL_FRAME_H */

@@ -112,6 +112,7 @@ UA_HIDDEN void ua__force_sig(struct ua_task *t, int sig);
 /* fpu.c: the FP area of a frame. */
 struct ua_fpu_layout {
 	bool xsave;            /* UC_FP_XSTATE frames */
+	bool xcomp;            /* XRSTOR takes compacted images (XSAVEC) */
 	uint32_t xstate_size;  /* standard-format XSAVE size (user_size) */
 	uint64_t xfeatures;    /* the features a frame may carry */
 	uint32_t mxcsr_mask;
@@ -138,7 +139,12 @@ UA_HIDDEN void ua__fpu_build_image(const struct ua_sigstate *s,
 UA_HIDDEN int ua__fpu_check(const unsigned char *legacy,
 			    const unsigned char *hdr, uint64_t rfbm,
 			    uint32_t *mxcsr, uint16_t *fcw);
-UA_HIDDEN uint32_t ua__fpu_xstate_size_for(uint64_t mask);
+/*
+ * Bytes from the start of an XSAVE image (header hdr) that XRSTOR with
+ * rfbm reads: up to the end of the last component it loads from memory.
+ */
+UA_HIDDEN uint32_t ua__fpu_read_extent(const unsigned char *hdr,
+				       uint64_t rfbm);
 
 /* frame.c */
 UA_HIDDEN int ua__setup_rt_frame(struct ua_task *t, int sig,

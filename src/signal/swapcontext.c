@@ -72,7 +72,8 @@ static long load_context(bool block, struct ua_task *t, const ucontext_t *u)
 		GET(g[i], (const uint64_t *)&u->uc_mcontext.gregs[i]);
 	GET(fp, (const uint64_t *)&u->uc_mcontext.fpregs);
 	GET(mask, (const uint64_t *)&u->uc_sigmask);
-	err = ua__restore_fpstate(block, fp);
+	/* glibc's ucontext_t keeps its FP image 8-byte aligned only. */
+	err = ua__restore_fpstate(block, fp, false);
 	if (err)
 		goto fail;
 	r->r8 = g[REG_R8];
