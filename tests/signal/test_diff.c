@@ -882,3 +882,267 @@ Test(sig_diff, sigsuspend_eintr_and_masks)
 	cr_expect_eq(ss.after, h.after);
 	cr_expect_eq(h.after, BIT(SIGUSR1) | BIT(SIGUSR2));
 }
+
+/* ---- handlers that corrupt their frame's FP state ---- */
+
+enum corrupt {
+	C_NONE,
+	C_MXCSR_BIT31,     /* reserved MXCSR bit */
+	C_MXCSR_BIT16,
+	C_XCOMP_BV,        /* a compacted-format header */
+	C_HDR_BYTE16,      /* header bytes 16..23 */
+	C_HDR_BYTE24,      /* header bytes 24..63 */
+	C_XSTATE_BV_BIT62, /* a component XCR0 does not enable */
+	C_MAGIC1,          /* no sw bytes: FX-only restore */
+	C_MAGIC1_MXCSR,    /* FX-only with a reserved MXCSR bit */
+	C_MAGIC2,          /* no MAGIC2: FX-only restore */
+	C_FPREGS_NULL,     /* no FP state: reset to init */
+	C_MISALIGN16,      /* the FP area moved by 16 bytes */
+	C_MISALIGN8,       /* ... by 8 */
+	C_MOVED64,         /* ... by 64: fine */
+	C_XSIZE_SMALL,     /* xstate_size too small for xfeatures */
+	C_XFEAT_FPSSE,     /* xfeatures x87|SSE with the matching size */
+	C_XSIZE_HUGE,      /* xstate_size above the task's: FX-only */
+	C_FPREGS_BAD,      /* an unmapped FP pointer */
+	C_XSTATE_BV_ZERO,  /* x87 and SSE in their init state */
+	C_FCW,             /* a new x87 control word */
+	C_MXCSR_BIT17,     /* MM: reserved where MXCSR_MASK lacks it */
+	C_XCOMP_NO_SSE,    /* compacted, XSTATE_BV not within XCOMP_BV */
+	C_XCOMP_BYTE24,    /* compacted, a reserved header byte */
+	C_XCOMP_BIT62,     /* compacted, XCOMP_BV beyond XCR0 */
+	C_XCOMP_BV63,      /* compacted, XSTATE_BV bit 63 */
+	C_XCOMP_AVX,       /* compacted with AVX state */
+	C_XFEAT_ZERO,      /* xfeatures 0: nothing from memory */
+	C_XFEAT_SSE,       /* xfeatures SSE alone: x87 from init */
+	C_EXT_EQ_BV_ZERO,  /* extended_size == xstate_size: still xsave */
+	C_FX_MISALIGN16,   /* FX-only image 16-byte aligned: fine */
+	C_FX_MISALIGN8,    /* FX-only image 8-byte aligned */
+	C_AVX_UNMAPPED,    /* AVX state read from an unmapped page */
+	C_AVX_SMALL_OK,    /* xstate_size 576 with AVX state readable */
+	C_NR
+};
+
+static const char *const corrupt_name[] = {
+	"none", "mxcsr_bit31", "mxcsr_bit16", "xcomp_bv", "hdr_byte16",
+	"hdr_byte24", "xstate_bv_bit62", "magic1", "magic1_mxcsr", "magic2",
+	"fpregs_null", "misalign16", "misalign8", "moved64", "xsize_small",
+	"xfeat_fpsse", "xsize_huge", "fpregs_bad", "xstate_bv_zero", "fcw",
+	"mxcsr_bit17", "xcomp_no_sse", "xcomp_byte24", "xcomp_bit62",
+	"xcomp_bv63", "xcomp_avx", "xfeat_zero", "xfeat_sse",
+	"ext_eq_bv_zero", "fx_misalign16", "fx_misalign8", "avx_unmapped",
+	"avx_small_ok",
+};
+_Static_assert(sizeof(corrupt_name) / sizeof(corrupt_name[0]) == C_NR,
+	       "names");
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+static void h_corrupt(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	unsigned char *fp = (unsigned char *)uc->uc_mcontext.fpregs;
+	uint32_t xsize = rd32(fp + 480);
+	unsigned char *dst;
+
+	(void)sig;
+	(void)si;
+	switch ((enum corrupt)(intptr_t)t_cur->arg) {
+	case C_NONE:
+	case C_NR:
+		break;
+	case C_MXCSR_BIT31:
+		uc->uc_mcontext.fpregs->mxcsr |= 1u << 31;
+		break;
+	case C_MXCSR_BIT16:
+		uc->uc_mcontext.fpregs->mxcsr |= 1u << 16;
+		break;
+	case C_MXCSR_BIT17:
+		uc->uc_mcontext.fpregs->mxcsr |= 1u << 17;
+		break;
+	case C_XCOMP_BV:
+		put64(fp + 520, (1ull << 63) | 3);
+		break;
+	case C_HDR_BYTE16:
+		fp[512 + 16] = 1;
+		break;
+	case C_HDR_BYTE24:
+		fp[512 + 24] = 1;
+		break;
+	case C_XSTATE_BV_BIT62:
+		put64(fp + 512, rd64(fp + 512) | (1ull << 62));
+		break;
+	case C_MAGIC1:
+		put32(fp + 464, 0);
+		break;
+	case C_MAGIC1_MXCSR:
+		put32(fp + 464, 0);
+		uc->uc_mcontext.fpregs->mxcsr |= 1u << 31;
+		break;
+	case C_MAGIC2:
+		put32(fp + xsize, 0);
+		break;
+	case C_FPREGS_NULL:
+		uc->uc_mcontext.fpregs = NULL;
+		break;
+	case C_MISALIGN16:
+	case C_MISALIGN8:
+	case C_MOVED64:
+		dst = (unsigned char *)t_cur->mem + 4096 +
+		      ((enum corrupt)(intptr_t)t_cur->arg == C_MISALIGN16 ? 16 :
+		       (enum corrupt)(intptr_t)t_cur->arg == C_MISALIGN8  ? 8 :
+									    64);
+		memcpy(dst, fp, xsize + 4);
+		uc->uc_mcontext.fpregs = (fpregset_t)dst;
+		break;
+	case C_XSIZE_SMALL:
+		put32(fp + 480, 576);
+		put32(fp + 468, 580);
+		put32(fp + 576, FP_MAGIC2);
+		break;
+	case C_XFEAT_FPSSE:
+		put64(fp + 472, 3);
+		put32(fp + 480, 576);
+		put32(fp + 468, 580);
+		put32(fp + 576, FP_MAGIC2);
+		break;
+	case C_XSIZE_HUGE:
+		put32(fp + 480, xsize + 64);
+		put32(fp + 468, xsize + 68);
+		break;
+	case C_FPREGS_BAD:
+		uc->uc_mcontext.fpregs = (fpregset_t)(uintptr_t)64;
+		break;
+	case C_XSTATE_BV_ZERO:
+		put64(fp + 512, 0);
+		break;
+	case C_FCW:
+		uc->uc_mcontext.fpregs->cwd = REDIR_FCW;
+		break;
+	case C_XCOMP_NO_SSE:
+		put64(fp + 520, (1ull << 63) | 1);
+		break;
+	case C_XCOMP_BYTE24:
+		put64(fp + 520, (1ull << 63) | 3);
+		fp[512 + 24] = 1;
+		break;
+	case C_XCOMP_BIT62:
+		put64(fp + 520, (1ull << 63) | (1ull << 62) | 3);
+		break;
+	case C_XCOMP_BV63:
+		put64(fp + 520, (1ull << 63) | 3);
+		put64(fp + 512, (1ull << 63) | 3);
+		break;
+	case C_XCOMP_AVX:
+		put64(fp + 520, (1ull << 63) | 7);
+		put64(fp + 512, 7);
+		break;
+	case C_XFEAT_ZERO:
+		put64(fp + 472, 0);
+		break;
+	case C_XFEAT_SSE:
+		put64(fp + 472, 2);
+		break;
+	case C_EXT_EQ_BV_ZERO:
+		put32(fp + 468, xsize);
+		put64(fp + 512, 0);
+		break;
+	case C_FX_MISALIGN16:
+	case C_FX_MISALIGN8:
+		dst = (unsigned char *)t_cur->mem + 4096 +
+		      ((enum corrupt)(intptr_t)t_cur->arg == C_FX_MISALIGN16 ?
+			       16 :
+			       8);
+		memcpy(dst, fp, 512);
+		put32(dst + 464, 0);
+		uc->uc_mcontext.fpregs = (fpregset_t)dst;
+		break;
+	case C_AVX_UNMAPPED:
+	case C_AVX_SMALL_OK:
+		/* xstate_size 576 and AVX in XSTATE_BV: XRSTOR reads the
+		 * AVX component past the end of what xstate_size says. */
+		dst = (unsigned char *)(((uintptr_t)t_cur->mem + T_MEM - 580) &
+					~(uintptr_t)63);
+		if ((enum corrupt)(intptr_t)t_cur->arg == C_AVX_SMALL_OK)
+			dst -= 4096;
+		memcpy(dst, fp, 576);
+		put32(dst + 480, 576);
+		put32(dst + 468, 580);
+		put32(dst + 576, FP_MAGIC2);
+		put64(dst + 512, 7);
+		uc->uc_mcontext.fpregs = (fpregset_t)dst;
+		break;
+	}
+}
+
+/* Exit codes: 64 + which control words the interrupted code got back. */
+static int fpctl_code(uint32_t mxcsr, uint16_t fcw)
+{
+	int c = 64;
+
+	c |= mxcsr == MXCSR_TEST ? 1 : mxcsr == MXCSR_DEFAULT ? 2 : 3;
+	c |= (fcw == FCW_TEST ? 1 : fcw == FCW_DEFAULT ? 2 :
+				    fcw == REDIR_FCW ? 3 : 0) << 2;
+	return c;
+}
+
+static void body_corrupt(struct t_run *r)
+{
+	uint32_t mxcsr;
+	uint16_t fcw;
+
+	(void)r;
+	t_install(SIG_A, h_corrupt, 0, 0);
+	t_set_fpctl(MXCSR_TEST, FCW_TEST);
+	t_raise(SIG_A);
+	mxcsr = t_get_mxcsr();
+	fcw = t_get_fcw();
+	t_set_fpctl(MXCSR_DEFAULT, FCW_DEFAULT);
+	ops->exit(fpctl_code(mxcsr, fcw));
+}
+
+static int corrupt_outcome(enum corrupt c, int *host)
+{
+	void *arg = (void *)(intptr_t)c;
+
+	*host = t_run_host_child(body_corrupt, arg);
+	return t_run_engine(body_corrupt, arg, NULL, NULL);
+}
+
+static const char *status_str(int st, char *buf, size_t n)
+{
+	if (WIFEXITED(st))
+		snprintf(buf, n, "exit %d", WEXITSTATUS(st));
+	else if (WIFSIGNALED(st))
+		snprintf(buf, n, "signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, n, "status %#x", st);
+	return buf;
+}
+
+Test(sig_diff, corrupt_fp_state_outcomes)
+{
+	for (int c = 0; c < C_NR; c++) {
+		char hb[32], eb[32];
+		int host, eng = corrupt_outcome((enum corrupt)c, &host);
+		bool same = WIFEXITED(host) ?
+				    WIFEXITED(eng) &&
+					    WEXITSTATUS(eng) == WEXITSTATUS(host) :
+				    WIFSIGNALED(eng) &&
+					    WTERMSIG(eng) == WTERMSIG(host);
+
+		status_str(host, hb, sizeof(hb));
+		status_str(eng, eb, sizeof(eb));
+		cr_expect(same, "%s: host %s, engine %s", corrupt_name[c], hb,
+			  eb);
+		cr_log_info("%-16s host %-10s engine %s", corrupt_name[c], hb,
+			    eb);
+	}
+}

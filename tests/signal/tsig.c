@@ -245,19 +245,28 @@ static void host_prepare(struct t_run *r, t_body body)
 	t_setmask(0);
 }
 
+/* T_MEM bytes with an unmapped page after them. */
+static char *host_mem(void)
+{
+	char *p = mmap(NULL, T_MEM + 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert_neq(p, MAP_FAILED);
+	munmap(p + T_MEM, 4096);
+	return p;
+}
+
 int t_run_host(t_body body, void *arg)
 {
 	static struct host_saved saved;
 	struct t_run r = { .arg = arg, .body = body };
 
-	r.mem = aligned_alloc(4096, T_MEM);
-	cr_assert_not_null(r.mem);
-	memset(r.mem, 0, T_MEM);
+	r.mem = host_mem();
 	host_save(&saved);
 	host_prepare(&r, body);
 	body(&r);
 	host_restore(&saved);
-	free(r.mem);
+	munmap(r.mem, T_MEM);
 	t_cur = NULL;
 	return 0;
 }
@@ -276,7 +285,7 @@ int t_run_host_child(t_body body, void *arg)
 		struct rlimit core = { 0, 0 };
 
 		setrlimit(RLIMIT_CORE, &core);
-		r.mem = aligned_alloc(4096, T_MEM);
+		r.mem = host_mem();
 		/* Faults kill the child as they would any process. */
 		signal(SIGSEGV, SIG_DFL);
 		signal(SIGBUS, SIG_DFL);
@@ -306,8 +315,10 @@ int t_run_engine(t_body body, void *arg, ua_syscall_hook_t hook,
 	t_skip_if_unavailable();
 	r.sp = ua_space_create((size_t)8 << 20, NULL);
 	cr_assert_not_null(r.sp, "ua_space_create: errno %d", errno);
-	r.mem = ua_map(r.sp, NULL, T_MEM, PROT_READ | PROT_WRITE);
+	r.mem = ua_map(r.sp, NULL, T_MEM + 4096, PROT_READ | PROT_WRITE);
 	cr_assert_not_null(r.mem);
+	/* Too small a gap for the task's stack to land in. */
+	cr_assert_eq(ua_unmap(r.sp, r.mem + T_MEM, 4096), 0);
 	r.task = ua_task_create(r.sp, guest_main, &r, &o);
 	cr_assert_not_null(r.task, "ua_task_create: errno %d", errno);
 	if (hook)

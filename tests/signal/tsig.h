@@ -138,7 +138,7 @@ long t_stub_tid(void);
 /**
  * struct t_run - one run of a body
  * @mem: T_MEM bytes, page-aligned, the body may use (guest memory under
- *	the engine: altstacks, buffers)
+ *	the engine: altstacks, buffers), followed by an unmapped page
  * @arg: the test's argument
  * @task: the engine task (NULL on the host)
  * @hook: a syscall hook for the engine task (ignored on the host)
