@@ -54,24 +54,13 @@ static inline size_t t_first_not_pat(const void *p, size_t n, size_t seed)
 	return n;
 }
 
-/* Assert the calling thread's counters since the last ua_stats_reset(). */
-#define t_assert_stats(sw, win, fx, ...)                                    \
-	do {                                                                \
-		struct ua_stats __st;                                       \
-		ua_stats_get(&__st);                                        \
-		cr_assert_eq(__st.switches, (uint64_t)(sw),                 \
-			     "switches %llu, expected %llu " __VA_ARGS__,   \
-			     (unsigned long long)__st.switches,             \
-			     (unsigned long long)(sw));                     \
-		cr_assert_eq(__st.windows, (uint64_t)(win),                 \
-			     "windows %llu, expected %llu " __VA_ARGS__,    \
-			     (unsigned long long)__st.windows,              \
-			     (unsigned long long)(win));                    \
-		cr_assert_eq(__st.fixups, (uint64_t)(fx),                   \
-			     "fixups %llu, expected %llu " __VA_ARGS__,     \
-			     (unsigned long long)__st.fixups,               \
-			     (unsigned long long)(fx));                     \
-	} while (0)
+/*
+ * Assert the calling thread's counters since the last ua_stats_reset().
+ * The optional trailing arguments are a format and its values, appended
+ * to each message.
+ */
+#define t_assert_stats(sw, win, fx, ...) \
+	t__assert_stats(sw, win, fx, false, "" __VA_ARGS__)
 
 /*
  * The same where a block copy faulted: how many faults one bulk copy takes
@@ -79,21 +68,28 @@ static inline size_t t_first_not_pat(const void *p, size_t n, size_t seed)
  * fault, then finish byte by byte into the same fault), so only "none"
  * versus "at least one" is fixed.
  */
-#define t_assert_stats_faulted(sw, win, faulted, ...)                       \
-	do {                                                                \
-		struct ua_stats __st;                                       \
-		ua_stats_get(&__st);                                        \
-		cr_assert_eq(__st.switches, (uint64_t)(sw),                 \
-			     "switches %llu, expected %llu " __VA_ARGS__,   \
-			     (unsigned long long)__st.switches,             \
-			     (unsigned long long)(sw));                     \
-		cr_assert_eq(__st.windows, (uint64_t)(win),                 \
-			     "windows %llu, expected %llu " __VA_ARGS__,    \
-			     (unsigned long long)__st.windows,              \
-			     (unsigned long long)(win));                    \
-		cr_assert_eq(__st.fixups != 0, (bool)(faulted),             \
-			     "fixups %llu " __VA_ARGS__,                    \
-			     (unsigned long long)__st.fixups);              \
+#define t_assert_stats_faulted(sw, win, faulted, ...) \
+	t__assert_stats(sw, win, faulted, true, "" __VA_ARGS__)
+
+#define t__assert_stats(sw, win, fx, any, fmt, ...)                          \
+	do {                                                                 \
+		struct ua_stats __st;                                        \
+		uint64_t __fx = (uint64_t)(fx);                              \
+		ua_stats_get(&__st);                                         \
+		cr_assert_eq(__st.switches, (uint64_t)(sw),                  \
+			     "switches %llu, expected %llu. " fmt,           \
+			     (unsigned long long)__st.switches,              \
+			     (unsigned long long)(sw), ##__VA_ARGS__);       \
+		cr_assert_eq(__st.windows, (uint64_t)(win),                  \
+			     "windows %llu, expected %llu. " fmt,            \
+			     (unsigned long long)__st.windows,               \
+			     (unsigned long long)(win), ##__VA_ARGS__);      \
+		cr_assert((any) ? (__st.fixups != 0) == (__fx != 0)          \
+				: __st.fixups == __fx,                       \
+			  "fixups %llu, expected %s%llu. " fmt,              \
+			  (unsigned long long)__st.fixups,                   \
+			  (any) && __fx ? "at least " : "",                  \
+			  (unsigned long long)__fx, ##__VA_ARGS__);          \
 	} while (0)
 
 /*

@@ -2,7 +2,15 @@
 /*
  * x86-64 inline primitives: a single load or store with an exception-table
  * entry whose fixup is the caller's label (asm goto with outputs, GCC >= 11,
- * Clang >= 14).  The success path is the bare move: no call, no branch.
+ * Clang >= 17).  The success path is the bare move: no call, no branch.
+ *
+ * Clang before 17 checks every asm goto of a function against the labels
+ * of every other asm goto in it, so a function with a scoped window (a
+ * cleanup variable) and any other unsafe access fails to compile ("cannot
+ * jump from this asm goto statement to one of its possible targets",
+ * ClangBuiltLinux issue 1886, fixed in LLVM 17).  There the fixup instead
+ * sets an error register and resumes after the move, and a plain C goto
+ * leaves for the label: one predictable branch on the success path.
  */
 #ifndef UACCESS_ARCH_X86_64_H
 #define UACCESS_ARCH_X86_64_H
@@ -21,6 +29,13 @@
 	".long 1\n\t"                                  \
 	".popsection\n\t"
 
+#if defined(__clang__) && __clang_major__ < 17
+#define UA__ARCH_ASM_GOTO 0
+#else
+#define UA__ARCH_ASM_GOTO 1
+#endif
+
+#if UA__ARCH_ASM_GOTO
 /*
  * Load sizeof(*(p)) bytes at p into the unsigned long lvalue v; on a fault
  * jump to label with v unassigned (as the kernel's asm-goto-with-outputs
@@ -106,6 +121,96 @@
 			break;                                             \
 		}                                                          \
 	} while (0)
+
+#else /* !UA__ARCH_ASM_GOTO */
+
+/*
+ * The move at 1:, its fixup out of line at 3: (err = 1, the loaded value
+ * cleared, back to 2:), as the kernel's .fixup sections did before asm
+ * goto.  The table entry is the usual 1b -> 3b resume-at-fixup one.
+ */
+#define UA__ASM_MOVE_FIXUP(insn, clear)                                    \
+	"1: " insn "\n\t"                                                    \
+	"2:\n\t"                                                            \
+	".pushsection .text.ua_fixup, \"ax\"\n\t"                          \
+	"3: movl $1, %k[ua_err]\n\t" clear "jmp 2b\n\t"                    \
+	".popsection\n\t" UA__ASM_EXTABLE(1b, 3b)
+
+#define ua__arch_get(v, p, label)                                          \
+	do {                                                               \
+		int __ua_err = 0;                                          \
+		switch (sizeof(*(p))) {                                    \
+		case 1:                                                    \
+			asm volatile(UA__ASM_MOVE_FIXUP(                   \
+				"movzbl %[ua_mem], %k[ua_val]",            \
+				"xorl %k[ua_val], %k[ua_val]\n\t")         \
+				: [ua_val] "=r"(v), [ua_err] "+r"(__ua_err) \
+				: [ua_mem] "m"(*(const volatile uint8_t *)(p))); \
+			break;                                             \
+		case 2:                                                    \
+			asm volatile(UA__ASM_MOVE_FIXUP(                   \
+				"movzwl %[ua_mem], %k[ua_val]",            \
+				"xorl %k[ua_val], %k[ua_val]\n\t")         \
+				: [ua_val] "=r"(v), [ua_err] "+r"(__ua_err) \
+				: [ua_mem] "m"(*(const volatile uint16_t *)(p))); \
+			break;                                             \
+		case 4:                                                    \
+			asm volatile(UA__ASM_MOVE_FIXUP(                   \
+				"movl %[ua_mem], %k[ua_val]",              \
+				"xorl %k[ua_val], %k[ua_val]\n\t")         \
+				: [ua_val] "=r"(v), [ua_err] "+r"(__ua_err) \
+				: [ua_mem] "m"(*(const volatile uint32_t *)(p))); \
+			break;                                             \
+		case 8:                                                    \
+			asm volatile(UA__ASM_MOVE_FIXUP(                   \
+				"movq %[ua_mem], %[ua_val]",               \
+				"xorl %k[ua_val], %k[ua_val]\n\t")         \
+				: [ua_val] "=r"(v), [ua_err] "+r"(__ua_err) \
+				: [ua_mem] "m"(*(const volatile uint64_t *)(p))); \
+			break;                                             \
+		}                                                          \
+		if (ua_unlikely(__ua_err))                                 \
+			goto label;                                        \
+	} while (0)
+
+#define ua__arch_put(v, p, label)                                          \
+	do {                                                               \
+		int __ua_err = 0;                                          \
+		switch (sizeof(*(p))) {                                    \
+		case 1:                                                    \
+			asm volatile(UA__ASM_MOVE_FIXUP(                   \
+				"movb %b[ua_val], %[ua_mem]", "")          \
+				: [ua_mem] "=m"(*(volatile uint8_t *)(p)), \
+				  [ua_err] "+r"(__ua_err)                  \
+				: [ua_val] "iq"((uint8_t)(v)));            \
+			break;                                             \
+		case 2:                                                    \
+			asm volatile(UA__ASM_MOVE_FIXUP(                   \
+				"movw %w[ua_val], %[ua_mem]", "")          \
+				: [ua_mem] "=m"(*(volatile uint16_t *)(p)), \
+				  [ua_err] "+r"(__ua_err)                  \
+				: [ua_val] "ir"((uint16_t)(v)));           \
+			break;                                             \
+		case 4:                                                    \
+			asm volatile(UA__ASM_MOVE_FIXUP(                   \
+				"movl %k[ua_val], %[ua_mem]", "")          \
+				: [ua_mem] "=m"(*(volatile uint32_t *)(p)), \
+				  [ua_err] "+r"(__ua_err)                  \
+				: [ua_val] "ir"((uint32_t)(v)));           \
+			break;                                             \
+		case 8:                                                    \
+			asm volatile(UA__ASM_MOVE_FIXUP(                   \
+				"movq %q[ua_val], %[ua_mem]", "")          \
+				: [ua_mem] "=m"(*(volatile uint64_t *)(p)), \
+				  [ua_err] "+r"(__ua_err)                  \
+				: [ua_val] "er"((uint64_t)(v)));           \
+			break;                                             \
+		}                                                          \
+		if (ua_unlikely(__ua_err))                                 \
+			goto label;                                        \
+	} while (0)
+
+#endif /* UA__ARCH_ASM_GOTO */
 
 /* Branch-free clamp: p when p - base <= size, else limit (the guard gap). */
 static inline uintptr_t ua__arch_mask(uintptr_t p, uintptr_t base,
