@@ -22,8 +22,14 @@ size_t ua__raw_copy(void *dst, const void *src, size_t n)
 		return n - done;
 	}
 	ua_self.recover = &jb;
+	/*
+	 * The handler reads recover: without the fences the compiler may
+	 * drop the store above as dead (it did for the clear loop below).
+	 */
+	atomic_signal_fence(memory_order_seq_cst);
 	for (; done < n; done++)
 		((volatile char *)dst)[done] = ((const volatile char *)src)[done];
+	atomic_signal_fence(memory_order_seq_cst);
 	ua_self.recover = NULL;
 	return 0;
 }
@@ -39,8 +45,10 @@ size_t ua__raw_clear(void *dst, size_t n)
 		return n - done;
 	}
 	ua_self.recover = &jb;
+	atomic_signal_fence(memory_order_seq_cst);
 	for (; done < n; done++)
 		((volatile char *)dst)[done] = 0;
+	atomic_signal_fence(memory_order_seq_cst);
 	ua_self.recover = NULL;
 	return 0;
 }
