@@ -415,21 +415,3 @@ void bench_doc_free(struct bench_doc *doc)
 	doc->cases = NULL;
 	doc->ratios = NULL;
 }
-
-const struct bench_meas *bench_doc_find(const struct bench_doc *doc,
-					const char *group, const char *backend,
-					const char *label, const char *method)
-{
-	for (int i = 0; i < doc->ncases; i++) {
-		const struct bench_case_res *c = &doc->cases[i];
-		int k;
-
-		if (strcmp(c->group, group) || strcmp(c->label, label) ||
-		    strcmp(c->backend, backend ? backend : ""))
-			continue;
-		k = bench_meas_index(c, method);
-		if (k >= 0)
-			return &c->m[k];
-	}
-	return NULL;
-}

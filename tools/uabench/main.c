@@ -271,8 +271,8 @@ static int parse_one(const struct bench_cmd *cmd, int c, const char *arg,
  * Returns 0, BENCH_EXIT_USAGE, or -1 after printing the help (exit 0).
  * argv[0] is the subcommand's name.
  */
-int bench_parse_args(const struct bench_cmd *cmd, int argc, char **argv,
-		     struct bench_opts *o)
+static int parse_args(const struct bench_cmd *cmd, int argc, char **argv,
+		      struct bench_opts *o)
 {
 	const char *shorts =
 		cmd->opts & BOPT_OUTPUT ? ":hr:n:T:o:" : ":hr:n:T:";
@@ -353,7 +353,7 @@ int main(int argc, char **argv)
 	err = ua_init();
 	if (err)
 		bench_die("ua_init: %s", strerror(-err));
-	rc = bench_parse_args(cmd, argc - 1, argv + 1, &ctx.opts);
+	rc = parse_args(cmd, argc - 1, argv + 1, &ctx.opts);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	cmd->defaults(&ctx.opts, false, false);

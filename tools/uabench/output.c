@@ -48,13 +48,20 @@ static double per_op(uint64_t count, uint64_t ops)
 	return ops ? (double)count / (double)ops : NAN;
 }
 
-/* Per-op counts print exactly: 2, 0.125, 0.0625 are all short. */
-static const char *fmt_count(char *b, size_t n, double v)
+/*
+ * A count per operation: 2, 0.125 and 0.0625 print exactly; a count far
+ * below one per operation (one window around a whole loop) prints as the
+ * fraction itself, "2/1048576".
+ */
+static const char *fmt_count(char *b, size_t n, uint64_t count, uint64_t ops)
 {
-	if (isnan(v))
+	if (!ops)
 		snprintf(b, n, "-");
+	else if (count && count * 1000 < ops)
+		snprintf(b, n, "%llu/%llu", (unsigned long long)count,
+			 (unsigned long long)ops);
 	else
-		snprintf(b, n, "%.4g", v);
+		snprintf(b, n, "%.4g", (double)count / (double)ops);
 	return b;
 }
 
@@ -124,7 +131,7 @@ static void print_block_head(FILE *f, const struct bench_case_res *c)
 
 static void print_case_row(FILE *f, const struct bench_case_res *c)
 {
-	char a[32], b[32], cell[64];
+	char a[48], b[32], cell[64];
 
 	fprintf(f, "  %-9s", c->label);
 	for (int i = 0; i < c->nmeth; i++) {
@@ -143,9 +150,8 @@ static void print_case_row(FILE *f, const struct bench_case_res *c)
 	}
 	for (int i = 0; i < c->nmeth; i++)
 		fprintf(f, "%s%s", i ? "/" : " ",
-			fmt_count(a, sizeof(a),
-				  per_op(c->m[i].counts.switches,
-					 c->m[i].counts.ops)));
+			fmt_count(a, sizeof(a), c->m[i].counts.switches,
+				  c->m[i].counts.ops));
 	fputc('\n', f);
 }
 
@@ -411,14 +417,31 @@ static void jw_machine(struct jw *w)
 	jw_close(w, '}');
 }
 
-static void jw_params(struct jw *w, const struct bench_opts *o)
+/* The backends a document has results for. */
+static unsigned doc_backends(const struct bench_doc *doc)
 {
+	unsigned set = 0;
+
+	for (int i = 0; i < doc->ncases; i++) {
+		for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY;
+		     p++) {
+			if (!strcmp(doc->cases[i].backend, ua_protect_name(p)))
+				set |= BENCH_BACKEND_BIT(p);
+		}
+	}
+	return set;
+}
+
+static void jw_params(struct jw *w, const struct bench_doc *doc)
+{
+	const struct bench_opts *o = &doc->opts;
+
 	jw_open(w, "params", '{');
 	jw_uint(w, "reps", o->reps);
 	jw_uint_or_null(w, "count", o->count);
 	jw_uint(w, "rep_time_us", o->rep_us);
 	jw_str(w, "clock", bench_clock_name());
-	jw_backends(w, "backends", bench_backends_selected(o));
+	jw_backends(w, "backends", doc_backends(doc));
 	jw_uint_or_null(w, "max_size", o->max_size);
 	jw_uint_or_null(w, "batch", o->batch);
 	jw_bool(w, "quick", o->quick);
@@ -546,7 +569,7 @@ static void jw_doc(struct jw *w, struct bench_doc *doc, bool top)
 	jw_head(w, doc->subcommand);
 	if (top)
 		jw_machine(w);
-	jw_params(w, &doc->opts);
+	jw_params(w, doc);
 	jw_num(w, "wall_seconds", doc->wall_s);
 	jw_open(w, "notes", '[');
 	for (int i = 0; i < doc->nnotes; i++)
@@ -597,17 +620,26 @@ int bench_write_json(FILE *f, struct bench_doc *const *docs, int ndocs,
 
 /* ---- Markdown ---- */
 
+/* Rows labelled by their size in bytes, not by a name ("mapped"). */
+static bool label_is_size(const struct bench_case_res *c)
+{
+	char b[32];
+
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)c->size);
+	return c->size && !strcmp(b, c->label);
+}
+
 static void md_block(FILE *f, const struct bench_doc *doc, int from, int to)
 {
 	const struct bench_case_res *c0 = &doc->cases[from];
-	char v[32];
+	char v[48];
 
 	fprintf(f,
 		"\n### %s%s%s%s\n\nSpeed relative to `%s` (same "
 		"repetitions); switches per operation exact.\n\n| %s |",
 		c0->group, c0->backend[0] ? " — " : "", c0->backend,
 		c0->backend[0] ? " backend" : "", c0->m[c0->ref].method,
-		c0->size ? "size (B)" : "case");
+		label_is_size(c0) ? "size (B)" : "case");
 	for (int i = 0; i < c0->nmeth; i++)
 		fprintf(f, " %s |", c0->m[i].method);
 	fprintf(f, " switches/op |");
@@ -631,17 +663,16 @@ static void md_block(FILE *f, const struct bench_doc *doc, int from, int to)
 		fputc(' ', f);
 		for (int i = 0; i < c->nmeth; i++)
 			fprintf(f, "%s%s", i ? " / " : "",
-				fmt_count(v, sizeof(v),
-					  per_op(c->m[i].counts.switches,
-						 c->m[i].counts.ops)));
+				fmt_count(v, sizeof(v), c->m[i].counts.switches,
+					  c->m[i].counts.ops));
 		fprintf(f, " |");
 		if (!strcmp(c0->group, "nofault")) {
 			fputc(' ', f);
 			for (int i = 0; i < c->nmeth; i++)
 				fprintf(f, "%s%s", i ? " / " : "",
 					fmt_count(v, sizeof(v),
-						  per_op(c->m[i].counts.fixups,
-							 c->m[i].counts.ops)));
+						  c->m[i].counts.fixups,
+						  c->m[i].counts.ops));
 			fprintf(f, " |");
 		}
 		fputc('\n', f);

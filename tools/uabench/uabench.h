@@ -9,6 +9,12 @@
  * medians, paired ratios and exact ua_stats counts into a document
  * (struct bench_doc).  The document is printed as a table, as JSON
  * (uabench.schema.json) or, by `report`, as Markdown and SVG plots.
+ *
+ * Adding a subcommand (doc/benchmarks.md): a cmd_<name>.c with its
+ * struct bench_cmd, a line in bench_cmds[] and in meson.build, its name in
+ * the schema's "subcommand" enum, its ratios tied to bench_targets[] keys
+ * (whose "pending" reason it then drops).  Options of its own are a new
+ * BOPT_* group in main.c; data of its own goes in the schema's "extra".
  */
 #ifndef UABENCH_H
 #define UABENCH_H
@@ -21,7 +27,6 @@
 
 #define BENCH_MAX_METH 8
 #define BENCH_MAX_REPS 31
-#define BENCH_SCHEMA_VERSION 1
 
 /* Exit codes: 2 is a usage error, as getopt-style tools do. */
 #define BENCH_EXIT_FAIL 1
@@ -222,9 +227,6 @@ void bench_doc_note(struct bench_doc *doc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void bench_doc_free(struct bench_doc *doc);
 int bench_meas_index(const struct bench_case_res *c, const char *method);
-const struct bench_meas *bench_doc_find(const struct bench_doc *doc,
-					const char *group, const char *backend,
-					const char *label, const char *method);
 
 /* Keeps the compiler from folding away or merging benchmark operations. */
 #define bench_barrier() asm volatile("" ::: "memory")
@@ -261,7 +263,5 @@ int bench_plot(const char *dir, const char *gnuplot,
 /* main.c */
 int bench_usage_error(const struct bench_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-int bench_parse_args(const struct bench_cmd *cmd, int argc, char **argv,
-		     struct bench_opts *o);
 
 #endif /* UABENCH_H */
