@@ -379,6 +379,50 @@ Test(modes, unlock_from_window_folds)
 }
 
 /*
+ * The entry fold (internal, src/protect/protect.c; rt_sigreturn uses it):
+ * guest mode straight into a window in one switch.  Declared here: the
+ * tests link the static library, where the hidden symbol is visible.
+ */
+bool ua__protect_lock_to_window(int kind, const void *ptr, size_t len);
+
+Test(modes, lock_to_window_folds_the_entry)
+{
+	static const enum t_mode kinds[] = { T_READWIN, T_WRITEWIN, T_RWWIN };
+
+	for (int i = 0; i < 3; i++) {
+		ua_protect_unlock(env.sp);
+		ua_stats_reset();
+		cr_assert(ua__protect_lock_to_window(kinds[i], env.buf, 8));
+		t_assert_stats(1, 1, 0, "kind %d", kinds[i]);
+		check_pages(kinds[i], "window entered from guest mode");
+		if (kinds[i] == T_READWIN)
+			ua_user_read_access_end();
+		else if (kinds[i] == T_WRITEWIN)
+			ua_user_write_access_end();
+		else
+			ua_user_access_end();
+		check_pages(T_LOCKED, "after the window: monitor mode");
+		/* Both folds: a syscall with one window costs two switches. */
+		ua_protect_unlock(env.sp);
+		ua_stats_reset();
+		cr_assert(ua__protect_lock_to_window(kinds[i], env.buf, 8));
+		ua_protect_unlock_from_window(env.sp);
+		t_assert_stats(2, 1, 0);
+		check_pages(T_GUEST, "guest mode again");
+		ua_protect_lock(env.sp);
+	}
+	/* Refused, with nothing changed, outside guest mode or for a bad range. */
+	ua_stats_reset();
+	cr_assert_not(ua__protect_lock_to_window(T_READWIN, env.buf, 8));
+	ua_protect_unlock(env.sp);
+	cr_assert_not(ua__protect_lock_to_window(T_READWIN,
+						 ua_space_limit(env.sp), 8));
+	t_assert_stats(1, 0, 0);
+	check_pages(T_GUEST, "still guest mode");
+	ua_protect_lock(env.sp);
+}
+
+/*
  * Release builds fold a window left open at ua_protect_unlock() into the
  * unlock (debug builds report it); a later end for it does nothing.
  */
