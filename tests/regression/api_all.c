@@ -105,6 +105,8 @@ static void spaces(void)
 	hole = g + 2 * PG;
 }
 
+static uint16_t monitor_u16 = 3;
+
 static void checked(void)
 {
 	struct args_v2 k2;
@@ -130,7 +132,7 @@ static void checked(void)
 	h = 7;
 	CHECK(ua_get_user(h, (uint16_t *)hole) == -EFAULT && h == 0);
 	CHECK(ua_put_user(h, (uint16_t *)hole) == -EFAULT);
-	CHECK(ua_get_user(h, (uint16_t *)&w) == -EFAULT);
+	CHECK(ua_get_user(h, &monitor_u16) == -EFAULT);
 
 	CHECK(ua_copy_to_user(g + 100, "hello, guest", 13) == 0);
 	CHECK(ua_copy_from_user(buf, g + 100, 13) == 0);
