@@ -31,8 +31,11 @@ test-asan: deps
 bench: deps build
 	@tools/run-bench $(BUILD)
 
+# PREFIX is applied even to a build directory set up earlier with another
+# one; a relative DESTDIR is taken from where make runs, not from $(BUILD).
 install: build
-	meson install -C $(BUILD) --destdir "$(DESTDIR)"
+	meson configure $(BUILD) --prefix=$(PREFIX)
+	meson install -C $(BUILD) --destdir "$(abspath $(DESTDIR))"
 
 clean:
 	rm -rf $(BUILD) build-asan bench-report
