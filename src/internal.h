@@ -127,6 +127,7 @@ UA_HIDDEN const struct ua_protect_ops *ua__protect_select(enum ua_protect p,
 UA_HIDDEN bool ua__protect_window_open(int kind, const void *ptr, size_t len);
 UA_HIDDEN void ua__protect_window_close(int kind);
 UA_HIDDEN int ua__protect_mode(const struct ua_space *sp);
+UA_HIDDEN void ua__protect_forget(const struct ua_space *sp);
 UA_HIDDEN bool ua__pkey_available(const char **why);
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_none;
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_mprotect;

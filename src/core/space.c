@@ -92,6 +92,7 @@ void ua_space_destroy(struct ua_space *sp)
 	}
 	if (ua_self.cur == sp)
 		ua_self.cur = NULL;
+	ua__protect_forget(sp);
 	ua__registry_del(sp);
 	/* Pages first: a protection key is freed only once no page has it. */
 	munmap((void *)sp->base, sp->size + sp->guard);

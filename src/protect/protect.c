@@ -264,6 +264,22 @@ void ua_protect_unlock_from_window(struct ua_space *sp)
 	enter_guest(sp, ua_self.win_kind);
 }
 
+/*
+ * The calling thread's state must not outlive the space: a new space
+ * allocated at the same address would inherit a stale window or guest
+ * mode.  Destroying a space another thread is inside is a bug the
+ * library cannot repair (doc/protection.md).
+ */
+void ua__protect_forget(const struct ua_space *sp)
+{
+	if (ua_self.win_kind && ua_self.win_space == sp) {
+		ua_self.win_kind = 0;
+		ua_self.win_space = NULL;
+	}
+	if (ua_self.guest_space == sp)
+		ua_self.guest_space = NULL;
+}
+
 bool ua_protect_available(enum ua_protect p, const char **why)
 {
 	const char *dummy;

@@ -539,3 +539,31 @@ Test(modes, misuse_aborts)
 	expect_misuse(unlock_with_window_elsewhere,
 		      "uaccess: ua_protect_unlock: a read window opened at");
 }
+
+/* Destroying a space drops the calling thread's window or guest mode on it. */
+Test(modes, destroy_forgets_the_threads_modes)
+{
+	struct ua_space *a = ua_space_create(1 << 16, NULL);
+	char *p;
+
+	cr_assert_not_null(a);
+	ua_protect_unlock(a);
+	ua_space_destroy(a);
+	/* Not in guest mode any more: unlocking another space works. */
+	ua_protect_unlock(env.sp);
+	check_pages(T_GUEST, "guest mode on the other space");
+	ua_protect_lock(env.sp);
+	a = ua_space_create(1 << 16, NULL);
+	cr_assert_not_null(a);
+	p = ua_map(a, NULL, T_PG, PROT_READ | PROT_WRITE);
+	cr_assert_not_null(p);
+	ua_space_use(a);
+	cr_assert(ua_user_read_access_begin(p, 8));
+	ua_space_destroy(a);
+	/* No window any more: a new one opens. */
+	ua_space_use(env.sp);
+	ua_stats_reset();
+	cr_assert_eq(ua_put_user(1u, (uint32_t *)env.buf), 0);
+	t_assert_stats(2, 1, 0);
+	check_pages(T_LOCKED, "locked after");
+}
