@@ -19,6 +19,11 @@
 #ifndef SS_AUTODISARM
 #define SS_AUTODISARM (1U << 31)
 #endif
+/*
+ * The kernel's x86 MINSIGSTKSZ (uapi asm/signal.h).  Not glibc's macro:
+ * with _GNU_SOURCE it is sysconf(_SC_MINSIGSTKSZ), 8192 on some machines.
+ */
+#define UA_MINSIGSTKSZ 2048u
 #define SIGBIT(sig) (1ull << ((sig) - 1))
 #define UNBLOCKABLE (SIGBIT(SIGKILL) | SIGBIT(SIGSTOP))
 

@@ -161,7 +161,7 @@ int ua__do_sigaltstack(struct ua_task *t, const struct ua_kstack *ss,
 		s->altstack.sp = 0;
 		s->altstack.size = 0;
 	} else {
-		if (ss->size < (uint64_t)MINSIGSTKSZ)
+		if (ss->size < UA_MINSIGSTKSZ)
 			return -ENOMEM;
 		s->altstack.sp = ss->sp;
 		s->altstack.size = ss->size;
