@@ -10,8 +10,12 @@
  * it saw in a struct in monitor memory, and compares the two records
  * field by field, then against the values Linux documents.
  */
+#include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "tsig.h"
@@ -1144,5 +1148,403 @@ Test(sig_diff, corrupt_fp_state_outcomes)
 			  eb);
 		cr_log_info("%-16s host %-10s engine %s", corrupt_name[c], hb,
 			    eb);
+	}
+}
+
+/* ---- SA_RESTART: a blocking call interrupted by a handler ---- */
+
+/*
+ * The blocking call: read() of an empty pipe on the host (a helper
+ * thread signals this thread once it sleeps in read), ua_sys_futex_wait()
+ * under the engine (a syscall hook sends the signal on its first entry).
+ * The handler makes the call's condition true (a byte in the pipe, a new
+ * futex word): restarted, the call then returns at once (1 byte / EAGAIN);
+ * not restarted, it fails with EINTR.
+ */
+static struct {
+	int fds[2];
+	int ret, err, runs, entries;
+	pid_t tid;
+} rs;
+
+static void h_restart(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	(void)si;
+	(void)ucv;
+	rs.runs++;
+	if (ops->engine)
+		*(volatile int *)t_cur->mem = 1; /* the futex word */
+	else if (write(rs.fds[1], "x", 1) != 1)
+		rs.runs = -100;
+}
+
+static pthread_t host_self;
+
+static void *host_interrupter(void *arg)
+{
+	char path[64], buf[64];
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", rs.tid);
+	for (;;) {
+		FILE *f = fopen(path, "r");
+		bool in_read = f && fgets(buf, sizeof(buf), f) &&
+			       !strncmp(buf, "0 ", 2);
+
+		if (f)
+			fclose(f);
+		if (in_read)
+			break;
+		sched_yield();
+	}
+	pthread_kill(host_self, SIGUSR1);
+	return NULL;
+}
+
+static bool futex_hook(struct ua_task *t, struct ua_pt_regs *regs, void *data)
+{
+	(void)data;
+	if (regs->orig_rax == UA_NR_futex_wait && rs.entries++ == 0)
+		ua_task_kill(t, SIGUSR1);
+	return false;
+}
+
+static void body_restart(struct t_run *r)
+{
+	int *word = (int *)r->mem;
+	char c;
+
+	t_install(SIGUSR1, h_restart, r->arg ? SA_RESTART : 0, 0);
+	errno = 0;
+	if (ops->engine) {
+		*word = 0;
+		rs.ret = ua_sys_futex_wait(word, 0);
+		rs.err = errno;
+		return;
+	}
+	rs.ret = (int)read(rs.fds[0], &c, 1);
+	rs.err = errno;
+}
+
+static void check_restart(bool restart)
+{
+	typeof(rs) h;
+	pthread_t th;
+
+	memset(&rs, 0, sizeof(rs));
+	cr_assert_eq(pipe(rs.fds), 0);
+	rs.tid = (pid_t)syscall(SYS_gettid);
+	host_self = pthread_self();
+	cr_assert_eq(pthread_create(&th, NULL, host_interrupter, NULL), 0);
+	t_run_host(body_restart, restart ? (void *)1 : NULL);
+	pthread_join(th, NULL);
+	close(rs.fds[0]);
+	close(rs.fds[1]);
+	h = rs;
+	memset(&rs, 0, sizeof(rs));
+	t_assert_status_exit(t_run_engine(body_restart,
+					  restart ? (void *)1 : NULL,
+					  futex_hook, NULL),
+			     0);
+	cr_expect_eq(h.runs, 1);
+	cr_expect_eq(rs.runs, 1);
+	if (restart) {
+		cr_expect_eq(h.ret, 1, "host: read restarted");
+		cr_expect_eq(rs.ret, -1);
+		cr_expect_eq(rs.err, EAGAIN, "engine: futex_wait restarted");
+		cr_expect_eq(rs.entries, 2, "engine: entered again");
+	} else {
+		cr_expect_eq(h.ret, -1);
+		cr_expect_eq(h.err, EINTR);
+		cr_expect_eq(rs.ret, h.ret);
+		cr_expect_eq(rs.err, h.err);
+		cr_expect_eq(rs.entries, 1);
+	}
+}
+
+Test(sig_diff, sa_restart_restarts)
+{
+	check_restart(true);
+}
+
+Test(sig_diff, no_sa_restart_eintr)
+{
+	check_restart(false);
+}
+
+/* ---- sigaction, sigprocmask, sigaltstack: arguments and errors ---- */
+
+#define NCALLS 40
+
+static struct {
+	int ret[NCALLS], err[NCALLS];
+	uint64_t val[NCALLS];
+	int n;
+} calls;
+
+static void note(int ret, uint64_t val)
+{
+	if (calls.n < NCALLS) {
+		calls.ret[calls.n] = ret;
+		calls.err[calls.n] = ret ? errno : 0;
+		calls.val[calls.n] = val;
+		calls.n++;
+	}
+	errno = 0;
+}
+
+/* Each call is made before note() reads what it stored. */
+#define NOTE(call, val)                \
+	do {                           \
+		int r_ = (call);       \
+		note(r_, (val));       \
+	} while (0)
+
+static void body_sigaction_args(struct t_run *r)
+{
+	struct sigaction sa, old;
+	static const int bad[] = { SIGKILL, SIGSTOP, 0, 65, -1 };
+
+	(void)r;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = t_tramp;
+	/* Every flag, known or not: the unknown ones read back as 0. */
+	sa.sa_flags = SA_SIGINFO | K_SA_UNSUPPORTED | 0x00100000 | SA_ONSTACK |
+		      SA_RESTART | SA_NODEFER | SA_RESETHAND | SA_NOCLDSTOP |
+		      SA_NOCLDWAIT | 0x800;
+	t_sigset_from64(&sa.sa_mask, BIT(SIGKILL) | BIT(SIGSTOP) | BIT(SIGUSR2) |
+					     BIT(64));
+	errno = 0;
+	NOTE(ops->sigaction(SIGUSR1, &sa, NULL), 0);
+	memset(&old, 0, sizeof(old));
+	NOTE(ops->sigaction(SIGUSR1, NULL, &old), (unsigned)old.sa_flags);
+	note(0, t_sigset64(&old.sa_mask));
+	note(0, old.sa_sigaction == t_tramp);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		NOTE(ops->sigaction(bad[i], &sa, NULL), 0);
+	/* Querying SIGKILL is fine. */
+	memset(&old, 0xff, sizeof(old));
+	NOTE(ops->sigaction(SIGKILL, NULL, &old), old.sa_handler == SIG_DFL);
+	sa.sa_handler = SIG_DFL;
+	sa.sa_flags = 0;
+	ops->sigaction(SIGUSR1, &sa, NULL);
+}
+
+static void body_sigprocmask_args(struct t_run *r)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	sigset_t s, o;
+
+	(void)r;
+	errno = 0;
+	t_sigset_from64(&s, ~0ull);
+	NOTE(ops->sigprocmask(SIG_SETMASK, &s, NULL), 0);
+	note(0, t_getmask());
+	NOTE(ops->sigprocmask(SIG_UNBLOCK, &s, &o), t_sigset64(&o));
+	note(0, t_getmask());
+	t_sigset_from64(&s, BIT(SIGKILL) | BIT(SIGUSR1));
+	NOTE(ops->sigprocmask(SIG_BLOCK, &s, NULL), 0);
+	note(0, t_getmask());
+	NOTE(ops->sigprocmask(99, &s, NULL), 0);
+	/* A bad how with no set is only a query. */
+	NOTE(ops->sigprocmask(99, NULL, &o), t_sigset64(&o));
+	t_raise(SIGUSR1);
+	sigemptyset(&o);
+	NOTE(ops->sigpending(&o), t_sigset64(&o));
+	/* Ignoring a pending signal drops it. */
+	ops->sigaction(SIGUSR1, &ign, NULL);
+	sigemptyset(&o);
+	NOTE(ops->sigpending(&o), t_sigset64(&o));
+	t_setmask(0);
+}
+
+static void body_sigaltstack_args(struct t_run *r)
+{
+	static const struct {
+		size_t off, size;
+		int flags;
+	} set[] = {
+		{ 0, K_MINSIGSTKSZ - 1, 0 }, /* ENOMEM */
+		{ 0, K_MINSIGSTKSZ, 0 },
+		{ 0, 4096, 0 },
+		{ 0, 8192, 0x1234 },            /* EINVAL */
+		{ 0, 8192, SS_ONSTACK },        /* stored as given */
+		{ 4096, 8192, (int)SS_AUTODISARM },
+		{ 0, 8192, SS_DISABLE | 0x10 }, /* EINVAL */
+		{ 4096, 1, SS_DISABLE },        /* size ignored */
+	};
+	stack_t q;
+
+	errno = 0;
+	for (unsigned i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+		stack_t ss = { .ss_sp = r->mem + set[i].off,
+			       .ss_size = set[i].size,
+			       .ss_flags = set[i].flags };
+
+		NOTE(ops->sigaltstack(&ss, NULL), 0);
+		memset(&q, 0x55, sizeof(q));
+		NOTE(ops->sigaltstack(NULL, &q), (uint64_t)q.ss_size);
+		note(0, (uint64_t)mem_off(q.ss_sp));
+		note(0, (uint32_t)q.ss_flags);
+	}
+}
+
+static void check_calls(t_body body)
+{
+	typeof(calls) h;
+
+	memset(&calls, 0, sizeof(calls));
+	t_run_host(body, NULL);
+	h = calls;
+	memset(&calls, 0, sizeof(calls));
+	t_assert_status_exit(t_run_engine(body, NULL, NULL, NULL), 0);
+	cr_assert_eq(calls.n, h.n);
+	for (int i = 0; i < h.n; i++) {
+		cr_log_info("#%d: host %d/%d/%#lx engine %d/%d/%#lx", i, h.ret[i],
+			    h.err[i], h.val[i], calls.ret[i], calls.err[i],
+			    calls.val[i]);
+		cr_expect_eq(calls.ret[i], h.ret[i], "#%d: ret host %d engine %d",
+			     i, h.ret[i], calls.ret[i]);
+		cr_expect_eq(calls.err[i], h.err[i],
+			     "#%d: errno host %d engine %d", i, h.err[i],
+			     calls.err[i]);
+		cr_expect_eq(calls.val[i], h.val[i],
+			     "#%d: value host %#lx engine %#lx", i, h.val[i],
+			     calls.val[i]);
+	}
+}
+
+Test(sig_diff, sigaction_arguments)
+{
+	check_calls(body_sigaction_args);
+	/* Unknown flags read back as 0; KILL and STOP leave sa_mask. */
+	cr_expect_eq(calls.val[1],
+		     (uint64_t)(SA_SIGINFO | SA_ONSTACK | SA_RESTART | SA_NODEFER |
+				SA_RESETHAND | SA_NOCLDSTOP | SA_NOCLDWAIT |
+				K_SA_RESTORER | 0x800));
+	cr_expect_eq(calls.val[2], BIT(SIGUSR2) | BIT(64));
+	cr_expect_eq(calls.val[3], 1);
+	for (int i = 4; i < 9; i++)
+		cr_expect_eq(calls.err[i], EINVAL, "#%d", i);
+	cr_expect_eq(calls.ret[9], 0);
+	cr_expect_eq(calls.val[9], 1);
+}
+
+Test(sig_diff, sigprocmask_arguments)
+{
+	check_calls(body_sigprocmask_args);
+	cr_expect_eq(calls.val[1], ~(BIT(SIGKILL) | BIT(SIGSTOP)));
+	cr_expect_eq(calls.val[2], ~(BIT(SIGKILL) | BIT(SIGSTOP)));
+	cr_expect_eq(calls.val[3], 0);
+	cr_expect_eq(calls.val[5], BIT(SIGUSR1));
+	cr_expect_eq(calls.err[6], EINVAL);
+	cr_expect_eq(calls.val[7], BIT(SIGUSR1));
+	cr_expect_eq(calls.val[8], BIT(SIGUSR1));
+	cr_expect_eq(calls.val[9], 0);
+}
+
+Test(sig_diff, sigaltstack_arguments)
+{
+	check_calls(body_sigaltstack_args);
+	/* Four notes per call: set, then the query's size, sp, flags. */
+	cr_expect_eq(calls.err[0], ENOMEM);
+	cr_expect_eq(calls.val[3], SS_DISABLE);
+	cr_expect_eq(calls.ret[4], 0, "MINSIGSTKSZ (2048) is enough");
+	cr_expect_eq(calls.ret[8], 0, "4096 bytes is enough for the kernel");
+	cr_expect_eq(calls.val[9], 4096);
+	cr_expect_eq(calls.err[12], EINVAL);
+	cr_expect_eq(calls.ret[16], 0);
+	cr_expect_eq(calls.val[19], 0, "a stored SS_ONSTACK is not reported");
+	cr_expect_eq(calls.val[22], 4096);
+	cr_expect_eq(calls.val[23], SS_AUTODISARM);
+	cr_expect_eq(calls.err[24], EINVAL);
+	cr_expect_eq(calls.val[29], 0, "SS_DISABLE: no size");
+	cr_expect_eq(calls.val[30], (uint64_t)-1, "SS_DISABLE: no sp");
+	cr_expect_eq(calls.val[31], SS_DISABLE);
+}
+
+/* ---- stack overflow on the altstack ---- */
+
+static volatile int *depth_seen;
+
+static void h_deeper(int sig, siginfo_t *si, void *ucv)
+{
+	(void)si;
+	(void)ucv;
+	if (++*depth_seen < 200)
+		t_raise(sig);
+}
+
+/* Nested SA_ONSTACK|SA_NODEFER signals until the altstack is full. */
+static void body_overflow(struct t_run *r)
+{
+	size_t size = (size_t)(uintptr_t)r->arg;
+	stack_t ss = { .ss_sp = r->mem + 65536, .ss_size = size };
+
+	*depth_seen = 0;
+	ops->sigaltstack(&ss, NULL);
+	t_install(SIGUSR1, h_deeper, SA_ONSTACK | SA_NODEFER, 0);
+	t_raise(SIGUSR1);
+	ops->exit(1);
+}
+
+static void check_overflow(size_t size, int want_depth)
+{
+	int host, eng, dh;
+
+	depth_seen = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(depth_seen, MAP_FAILED);
+	host = t_run_host_child(body_overflow, (void *)(uintptr_t)size);
+	dh = *depth_seen;
+	eng = t_run_engine(body_overflow, (void *)(uintptr_t)size, NULL, NULL);
+	t_assert_status_sig(host, SIGSEGV);
+	t_assert_status_sig(eng, SIGSEGV);
+	cr_expect_eq(*depth_seen, dh, "depth: host %d engine %d", dh,
+		     *depth_seen);
+	if (want_depth)
+		cr_expect_eq(dh, want_depth);
+	munmap((void *)depth_seen, 4096);
+}
+
+Test(sig_diff, altstack_overflow_nested)
+{
+	check_overflow(16384, 0);
+}
+
+Test(sig_diff, altstack_overflow_tiny)
+{
+	/* One frame fits in MINSIGSTKSZ, the nested one does not. */
+	check_overflow(K_MINSIGSTKSZ, 1);
+}
+
+/* ---- default actions ---- */
+
+static void body_default(struct t_run *r)
+{
+	t_raise((int)(intptr_t)r->arg);
+	ops->exit(3);
+}
+
+Test(sig_diff, default_actions)
+{
+	static const int sigs[] = { SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGTRAP,
+				    SIGABRT, SIGBUS,  SIGFPE,  SIGKILL, SIGUSR1,
+				    SIGSEGV, SIGUSR2, SIGPIPE, SIGALRM, SIGTERM,
+				    SIGSTKFLT, SIGCHLD, SIGCONT, SIGURG, SIGXCPU,
+				    SIGXFSZ, SIGVTALRM, SIGPROF, SIGWINCH, SIGIO,
+				    SIGPWR, SIGSYS, 36, 64 };
+
+	for (unsigned i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		void *arg = (void *)(intptr_t)sigs[i];
+		int host = t_run_host_child(body_default, arg);
+		int eng = t_run_engine(body_default, arg, NULL, NULL);
+		char hb[32], eb[32];
+
+		status_str(host, hb, sizeof(hb));
+		status_str(eng, eb, sizeof(eb));
+		cr_expect_str_eq(eb, hb, "signal %d: host %s engine %s", sigs[i],
+				 hb, eb);
 	}
 }
