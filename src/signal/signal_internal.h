@@ -86,6 +86,17 @@ static inline struct ua_sigstate *sigstate(struct ua_task *t)
 	return t->sig;
 }
 
+/*
+ * Has the task exited?  A death by signal marks the signal state at once;
+ * any other exit (ua_sys_exit, returning from the entry) shows only in
+ * the task's state once ua_task_run() is back.
+ */
+static inline bool ua__task_gone(struct ua_task *t)
+{
+	return sigstate(t)->exited ||
+	       __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == UA_TASK_DEAD;
+}
+
 /* state.c */
 UA_HIDDEN int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 			   bool rt_may_fail);

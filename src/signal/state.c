@@ -136,7 +136,7 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
-	if (s->exited) {
+	if (ua__task_gone(t)) {
 		ret = -ESRCH;
 		goto out;
 	}

@@ -292,7 +292,7 @@ int ua_task_kill(struct ua_task *t, int sig)
 	if (!t || sig < 0 || sig > UA_NSIG)
 		return -EINVAL;
 	if (!sig)
-		return sigstate(t)->exited ? -ESRCH : 0;
+		return ua__task_gone(t) ? -ESRCH : 0;
 	sender_info(&info, sig, SI_USER);
 	return ua__sig_send(t, sig, &info, false);
 }
