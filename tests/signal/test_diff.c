@@ -1548,3 +1548,56 @@ Test(sig_diff, default_actions)
 				 hb, eb);
 	}
 }
+
+/* ---- a queued signal from the monitor side ---- */
+
+static bool nop_queue_hook(struct ua_task *t, struct ua_pt_regs *regs,
+			   void *data)
+{
+	(void)data;
+	if (regs->orig_rax == UA_NR_nop)
+		ua_task_sigqueue(t, SIG_A, (union sigval){ .sival_int = 0x777 });
+	return false;
+}
+
+static void body_monitor_queue(struct t_run *r)
+{
+	(void)r;
+	t_install(SIG_A, h_observe, 0, 0);
+	t_setmask(BIT(SIGUSR2));
+	/* Host: sigqueue() to this thread; engine: the monitor queues it
+	 * (ua_task_sigqueue from a syscall hook) during a null syscall. */
+	if (ops->engine)
+		ua_sys_nop();
+	else
+		t_queue(SIG_A, 0x777);
+	t_setmask(0);
+}
+
+Test(sig_diff, monitor_sigqueue_siginfo)
+{
+	struct record host;
+	const struct obs *h = &host.o[0], *e = &rec.o[0];
+
+	memset(&rec, 0, sizeof(rec));
+	t_run_host(body_monitor_queue, NULL);
+	host = rec;
+	memset(&rec, 0, sizeof(rec));
+	t_assert_status_exit(t_run_engine(body_monitor_queue, NULL,
+					  nop_queue_hook, NULL),
+			     0);
+	cr_assert_eq(host.n, 1);
+	cr_assert_eq(rec.n, 1);
+	SAME(sig, "%d");
+	SAME(code, "%d");
+	SAME(pid, "%d");
+	SAME(uid, "%d");
+	SAME(value, "%#x");
+	SAME(uc_flags, "%#lx");
+	SAME(uc_sigmask, "%#lx");
+	SAME(mask_in, "%#lx");
+	SAME(align, "%ld");
+	cr_expect_eq(e->code, SI_QUEUE);
+	cr_expect_eq(e->value, 0x777);
+	cr_expect_eq(e->pid, getpid());
+}
