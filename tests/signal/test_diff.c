@@ -923,6 +923,7 @@ enum corrupt {
 	C_FX_MISALIGN8,    /* FX-only image 8-byte aligned */
 	C_AVX_UNMAPPED,    /* AVX state read from an unmapped page */
 	C_AVX_SMALL_OK,    /* xstate_size 576 with AVX state readable */
+	C_SCRIBBLE,        /* the whole ucontext overwritten */
 	C_NR
 };
 
@@ -934,7 +935,7 @@ static const char *const corrupt_name[] = {
 	"mxcsr_bit17", "xcomp_no_sse", "xcomp_byte24", "xcomp_bit62",
 	"xcomp_bv63", "xcomp_avx", "xfeat_zero", "xfeat_sse",
 	"ext_eq_bv_zero", "fx_misalign16", "fx_misalign8", "avx_unmapped",
-	"avx_small_ok",
+	"avx_small_ok", "scribble",
 };
 _Static_assert(sizeof(corrupt_name) / sizeof(corrupt_name[0]) == C_NR,
 	       "names");
@@ -1067,6 +1068,9 @@ static void h_corrupt(int sig, siginfo_t *si, void *ucv)
 		memcpy(dst, fp, 512);
 		put32(dst + 464, 0);
 		uc->uc_mcontext.fpregs = (fpregset_t)dst;
+		break;
+	case C_SCRIBBLE:
+		memset(uc, 0xa5, 304);
 		break;
 	case C_AVX_UNMAPPED:
 	case C_AVX_SMALL_OK:
@@ -1600,4 +1604,81 @@ Test(sig_diff, monitor_sigqueue_siginfo)
 	cr_expect_eq(e->code, SI_QUEUE);
 	cr_expect_eq(e->value, 0x777);
 	cr_expect_eq(e->pid, getpid());
+}
+
+/* ---- a fault in the code a handler returns to ---- */
+
+static struct {
+	int sig, code, runs;
+	uint64_t addr, rip, trapno, err, cr2;
+} flt;
+
+static void h_to_null(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	(void)si;
+	uc->uc_mcontext.gregs[REG_RIP] = 0x10;
+}
+
+static void *flt_shared;
+
+static void h_fault(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	flt.sig = sig;
+	flt.code = si->si_code;
+	flt.addr = (uint64_t)(uintptr_t)si->si_addr;
+	flt.rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	flt.trapno = (uint64_t)uc->uc_mcontext.gregs[REG_TRAPNO];
+	flt.err = (uint64_t)uc->uc_mcontext.gregs[REG_ERR];
+	flt.cr2 = (uint64_t)uc->uc_mcontext.gregs[REG_CR2];
+	flt.runs++;
+	if (!ops->engine)
+		memcpy(flt_shared, &flt, sizeof(flt));
+	ops->exit(42);
+}
+
+static void body_fault(struct t_run *r)
+{
+	stack_t ss = { .ss_sp = r->mem, .ss_size = ALT_SIZE };
+
+	ops->sigaltstack(&ss, NULL);
+	t_install(SIGSEGV, h_fault, SA_ONSTACK, 0);
+	t_install(SIG_A, h_to_null, 0, 0);
+	t_raise(SIG_A);
+	ops->exit(1);
+}
+
+Test(sig_diff, fault_after_handler_redirect)
+{
+	typeof(flt) h;
+	int st;
+
+	flt_shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(flt_shared, MAP_FAILED);
+	st = t_run_host_child(body_fault, NULL);
+	t_assert_status_exit(st, 42);
+	memcpy(&h, flt_shared, sizeof(h));
+	memset(&flt, 0, sizeof(flt));
+	t_assert_status_exit(t_run_engine(body_fault, NULL, NULL, NULL), 42);
+	cr_expect_eq(h.sig, SIGSEGV);
+	cr_expect_eq(h.code, SEGV_MAPERR);
+	cr_expect_eq(h.addr, 0x10);
+	cr_expect_eq(flt.sig, h.sig);
+	cr_expect_eq(flt.code, h.code, "si_code: host %d engine %d", h.code,
+		     flt.code);
+	cr_expect_eq(flt.addr, h.addr);
+	cr_expect_eq(flt.rip, h.rip, "rip: host %#lx engine %#lx", h.rip,
+		     flt.rip);
+	cr_expect_eq(flt.trapno, h.trapno, "trapno: host %lu engine %lu",
+		     h.trapno, flt.trapno);
+	cr_expect_eq(flt.cr2, h.cr2, "cr2: host %#lx engine %#lx", h.cr2,
+		     flt.cr2);
+	cr_log_info("page fault error code: host %#lx engine %#lx", h.err,
+		    flt.err);
+	munmap(flt_shared, 4096);
 }
