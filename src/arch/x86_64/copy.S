@@ -2,13 +2,15 @@
 /*
  * Fault-recoverable block copy and clear for x86-64.
  *
- * The bulk moves 8 bytes per iteration (rep movsq / rep stosq); the tail
- * and any fault go through rep movsb / rep stosb, which update RCX as each
- * byte completes and fault with the architectural state of the completed
- * iterations.  A fault in the qword part resumes in the byte part at the
- * same position with RCX = bytes left, so the byte part runs into the
- * same fault and stops at the exact byte (the kernel's copy_user_64.S
- * does the same: its qword loop's fixup jumps to the byte tail).
+ * Blocks of 64 bytes move through four SSE registers (caller-saved, so
+ * free to use in a function); the tail, and any fault, go through
+ * rep movsb / rep stosb, which update RCX as each byte completes and fault
+ * with the architectural state of the completed iterations.  A fault
+ * anywhere in a 64-byte block resumes the byte loop at the start of that
+ * block: it rewrites the bytes the block already stored (with the same
+ * values) and stops at the exact faulting byte, so RCX is the exact number
+ * of bytes not done (the kernel's copy_user_64.S also finishes a faulting
+ * bulk loop in its byte tail).
  */
 	.text
 
@@ -27,20 +29,36 @@
 ua__raw_copy:
 	.cfi_startproc
 	movq	%rdx, %rcx
-	cmpq	$64, %rdx
-	jb	2f
-	shrq	$3, %rcx
-	andl	$7, %edx
-1:	rep movsq
-	movl	%edx, %ecx
-2:	rep movsb
-3:	movq	%rcx, %rax
+	cmpq	$64, %rcx
+	jb	.Lcopy_bytes
+	.p2align 4
+.Lcopy_block:
+10:	movdqu	0(%rsi), %xmm0
+11:	movdqu	16(%rsi), %xmm1
+12:	movdqu	32(%rsi), %xmm2
+13:	movdqu	48(%rsi), %xmm3
+20:	movdqu	%xmm0, 0(%rdi)
+21:	movdqu	%xmm1, 16(%rdi)
+22:	movdqu	%xmm2, 32(%rdi)
+23:	movdqu	%xmm3, 48(%rdi)
+	addq	$64, %rsi
+	addq	$64, %rdi
+	subq	$64, %rcx
+	cmpq	$64, %rcx
+	jae	.Lcopy_block
+.Lcopy_bytes:
+30:	rep movsb
+31:	movq	%rcx, %rax
 	ret
-	/* qword fault: RCX qwords were not moved, plus the tail in EDX */
-4:	leaq	(%rdx, %rcx, 8), %rcx
-	jmp	2b
-	EXTABLE(1b, 4b)
-	EXTABLE(2b, 3b)
+	EXTABLE(10b, .Lcopy_bytes)
+	EXTABLE(11b, .Lcopy_bytes)
+	EXTABLE(12b, .Lcopy_bytes)
+	EXTABLE(13b, .Lcopy_bytes)
+	EXTABLE(20b, .Lcopy_bytes)
+	EXTABLE(21b, .Lcopy_bytes)
+	EXTABLE(22b, .Lcopy_bytes)
+	EXTABLE(23b, .Lcopy_bytes)
+	EXTABLE(30b, 31b)
 	.cfi_endproc
 	.size	ua__raw_copy, . - ua__raw_copy
 
@@ -52,20 +70,28 @@ ua__raw_clear:
 	.cfi_startproc
 	movq	%rsi, %rcx
 	xorl	%eax, %eax
-	cmpq	$64, %rsi
-	jb	2f
-	shrq	$3, %rcx
-	andl	$7, %esi
-1:	rep stosq
-	movl	%esi, %ecx
-2:	rep stosb
-3:	movq	%rcx, %rax
+	cmpq	$64, %rcx
+	jb	.Lclear_bytes
+	pxor	%xmm0, %xmm0
+	.p2align 4
+.Lclear_block:
+40:	movdqu	%xmm0, 0(%rdi)
+41:	movdqu	%xmm0, 16(%rdi)
+42:	movdqu	%xmm0, 32(%rdi)
+43:	movdqu	%xmm0, 48(%rdi)
+	addq	$64, %rdi
+	subq	$64, %rcx
+	cmpq	$64, %rcx
+	jae	.Lclear_block
+.Lclear_bytes:
+50:	rep stosb
+51:	movq	%rcx, %rax
 	ret
-4:	leaq	(%rsi, %rcx, 8), %rcx
-	xorl	%eax, %eax
-	jmp	2b
-	EXTABLE(1b, 4b)
-	EXTABLE(2b, 3b)
+	EXTABLE(40b, .Lclear_bytes)
+	EXTABLE(41b, .Lclear_bytes)
+	EXTABLE(42b, .Lclear_bytes)
+	EXTABLE(43b, .Lclear_bytes)
+	EXTABLE(50b, 51b)
 	.cfi_endproc
 	.size	ua__raw_clear, . - ua__raw_clear
 
