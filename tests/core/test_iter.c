@@ -406,6 +406,34 @@ Test(iter, segment_count_limits)
 	ua_iov_iter_release(&it);
 }
 
+Test(iter, zero_bytes_and_limit)
+{
+	char *lim = t_map_last_page(&env);
+	struct iovec v[2] = { { env.buf, 8 }, { lim - 8, 8 } };
+	struct iovec *g = (struct iovec *)(env.buf + T_PG);
+	unsigned char src[16], back[8];
+	struct ua_iov_iter it;
+
+	t_pat_fill(src, sizeof(src), 0);
+	t_poke(g, v, sizeof(v));
+	cr_assert_eq(ua_import_iovec(&it, UA_ITER_DEST, g, 2), 16,
+		     "a segment ending exactly at the limit");
+	ua_stats_reset();
+	cr_assert_eq(ua_copy_to_iter(src, 0, &it), 0);
+	cr_assert_eq(ua_iov_iter_zero(0, &it), 0);
+	ua_iov_iter_advance(&it, 0);
+	t_assert_stats(0, 0, 0, "zero bytes touch nothing");
+	assert_at(&it, it.iov, 0, 0, 16);
+	cr_assert_eq(ua_copy_to_iter(src, 16, &it), 16);
+	t_peek(back, lim - 8, 8);
+	cr_assert_eq(memcmp(back, src + 8, 8), 0);
+	ua_iov_iter_release(&it);
+	v[1].iov_len = 9;
+	t_poke(g, v, sizeof(v));
+	cr_assert_eq(ua_import_iovec(&it, UA_ITER_DEST, g, 2), -EFAULT,
+		     "one byte past the limit");
+}
+
 Test(iter, bad_pointers)
 {
 	unsigned char mon[64], keep[64];

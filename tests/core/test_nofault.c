@@ -101,6 +101,34 @@ Test(nofault, guest_space_is_erange)
 	cr_assert_eq(t_first_not(d, 0x11, 16), 16, "guest untouched");
 }
 
+/*
+ * Addresses nothing can map: the top of the address space (a range that
+ * wraps) and a non-canonical one, whose access raises #GP rather than a
+ * page fault.  Both are -EFAULT, recovered, never a crash.
+ */
+Test(nofault, wrapping_and_noncanonical)
+{
+	unsigned char d[16];
+	char s[16] = { 0 };
+	char *top = (char *)(UINTPTR_MAX - 3);
+	char *nc = (char *)0x8000000000000000ull;
+	uint64_t v = 9;
+
+	memset(d, CANARY, sizeof(d));
+	cr_assert_eq(ua_copy_from_kernel_nofault(d, top, 8), -EFAULT);
+	cr_assert_eq(ua_copy_from_kernel_nofault(d, nc, 8), -EFAULT);
+	cr_assert_eq(ua_copy_to_kernel_nofault(top, s, 8), -EFAULT);
+	cr_assert_eq(ua_copy_to_kernel_nofault(nc, s, 8), -EFAULT);
+	cr_assert_eq(ua_get_kernel_nofault(v, (uint64_t *)nc), -EFAULT);
+	cr_assert_eq(ua_strncpy_from_kernel_nofault((char *)d, nc, 8),
+		     -EFAULT);
+	cr_assert_eq(d[0], 0, "terminated at the fault");
+	cr_assert_eq(t_first_not(d + 1, CANARY, sizeof(d) - 1),
+		     sizeof(d) - 1);
+	cr_assert_eq(v, 9);
+	cr_assert_eq(ua_copy_from_user_nofault(d, nc, 8), -EFAULT);
+}
+
 /* Zero length on monitor memory (even unmapped) is a no-op success. */
 Test(nofault, zero_length)
 {
@@ -254,6 +282,21 @@ Test(nofault, copy_from_user_nofault)
 	cr_assert_eq(ua_copy_from_user_nofault(d, env.buf, 0), 0);
 	cr_assert_eq(ua_copy_from_user_nofault(d, ua_space_limit(env.sp), 0),
 		     0, "zero length at the limit");
+}
+
+Test(nofault, copy_from_user_nofault_limit)
+{
+	char *lim = t_map_last_page(&env);
+	unsigned char d[16], pat[16];
+
+	t_pat_fill(pat, sizeof(pat), 0);
+	t_poke(lim - 16, pat, 16);
+	cr_assert_eq(ua_copy_from_user_nofault(d, lim - 16, 16), 0,
+		     "ends exactly at the limit");
+	cr_assert_eq(memcmp(d, pat, 16), 0);
+	memset(d, CANARY, sizeof(d));
+	cr_assert_eq(ua_copy_from_user_nofault(d, lim - 15, 16), -EFAULT);
+	cr_assert_eq(t_first_not(d, CANARY, sizeof(d)), sizeof(d));
 }
 
 Test(nofault, copy_from_user_nofault_every_offset)

@@ -270,6 +270,24 @@ Test(zstruct, copy_struct_fault_at_every_offset)
 	}
 }
 
+Test(zstruct, copy_struct_limit)
+{
+	char *lim = t_map_last_page(&env);
+	unsigned char k[16];
+
+	t_fill(lim - 32, 0, 32);
+	t_fill(lim - 32, 4, 8);
+	memset(k, CANARY, sizeof(k));
+	cr_assert_eq(ua_copy_struct_from_user(k, 8, lim - 32, 32), 0,
+		     "a guest struct ending exactly at the limit");
+	cr_assert_eq(t_first_not(k, 4, 8), 8);
+	cr_assert_eq(ua_copy_struct_from_user(k, 16, lim - 8, 8), 0);
+	cr_assert_eq(t_first_not(k + 8, 0, 8), 8);
+	cr_assert_eq(ua_copy_struct_from_user(k, 8, lim - 8, 16), -EFAULT,
+		     "a zero tail past the limit");
+	cr_assert_eq(ua_copy_struct_from_user(k, 16, lim - 8, 16), -EFAULT);
+}
+
 Test(zstruct, copy_struct_bad_pointers)
 {
 	unsigned char k[32], mon[32];
