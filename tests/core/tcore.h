@@ -71,25 +71,25 @@ static inline size_t t_first_not_pat(const void *p, size_t n, size_t seed)
 #define t_assert_stats_faulted(sw, win, faulted, ...) \
 	t__assert_stats(sw, win, faulted, true, "" __VA_ARGS__)
 
-#define t__assert_stats(sw, win, fx, any, fmt, ...)                          \
-	do {                                                                 \
-		struct ua_stats __st;                                        \
-		uint64_t __fx = (uint64_t)(fx);                              \
-		ua_stats_get(&__st);                                         \
-		cr_assert_eq(__st.switches, (uint64_t)(sw),                  \
-			     "switches %llu, expected %llu. " fmt,           \
-			     (unsigned long long)__st.switches,              \
-			     (unsigned long long)(sw), ##__VA_ARGS__);       \
-		cr_assert_eq(__st.windows, (uint64_t)(win),                  \
-			     "windows %llu, expected %llu. " fmt,            \
-			     (unsigned long long)__st.windows,               \
-			     (unsigned long long)(win), ##__VA_ARGS__);      \
-		cr_assert((any) ? (__st.fixups != 0) == (__fx != 0)          \
-				: __st.fixups == __fx,                       \
-			  "fixups %llu, expected %s%llu. " fmt,              \
-			  (unsigned long long)__st.fixups,                   \
-			  (any) && __fx ? "at least " : "",                  \
-			  (unsigned long long)__fx, ##__VA_ARGS__);          \
+#define t__assert_stats(sw, win, fx, any, fmt, ...)                     \
+	do {                                                            \
+		struct ua_stats __st;                                   \
+		uint64_t __fx = (uint64_t)(fx);                         \
+		ua_stats_get(&__st);                                    \
+		cr_assert_eq(__st.switches, (uint64_t)(sw),             \
+			     "switches %llu, expected %llu. " fmt,      \
+			     (unsigned long long)__st.switches,         \
+			     (unsigned long long)(sw), ##__VA_ARGS__);  \
+		cr_assert_eq(__st.windows, (uint64_t)(win),             \
+			     "windows %llu, expected %llu. " fmt,       \
+			     (unsigned long long)__st.windows,          \
+			     (unsigned long long)(win), ##__VA_ARGS__); \
+		cr_assert((any) ? (__st.fixups != 0) == (__fx != 0) :   \
+				  __st.fixups == __fx,                  \
+			  "fixups %llu, expected %s%llu. " fmt,         \
+			  (unsigned long long)__st.fixups,              \
+			  (any) && __fx ? "at least " : "",             \
+			  (unsigned long long)__fx, ##__VA_ARGS__);     \
 	} while (0)
 
 /*
@@ -99,8 +99,8 @@ static inline size_t t_first_not_pat(const void *p, size_t n, size_t seed)
  */
 static inline void *t_noaccess_page(void)
 {
-	void *p = mmap(NULL, T_PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		       0);
+	void *p =
+		mmap(NULL, T_PG, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	cr_assert_neq(p, MAP_FAILED);
 	return p;

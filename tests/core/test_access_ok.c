@@ -54,8 +54,7 @@ Test(access_ok, overflow_safe)
 	cr_assert_not(ua_access_ok(env.buf, SIZE_MAX));
 	cr_assert_not(ua_access_ok(env.buf, SIZE_MAX - (uintptr_t)env.buf + 1),
 		      "ptr + len wraps to exactly 0");
-	cr_assert_not(ua_access_ok(env.buf,
-				   SIZE_MAX - (uintptr_t)env.buf + 10),
+	cr_assert_not(ua_access_ok(env.buf, SIZE_MAX - (uintptr_t)env.buf + 10),
 		      "ptr + len wraps into low memory");
 	cr_assert_not(ua_access_ok(lim - 1, SIZE_MAX));
 	cr_assert_not(ua_access_ok((void *)UINTPTR_MAX, 1));

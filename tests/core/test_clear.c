@@ -39,8 +39,8 @@ static void clear_every_offset(size_t len)
 			     len, k, left);
 		t_peek(back, to - SLACK, k + SLACK);
 		cr_assert_eq(t_first_not(back, CANARY, SLACK), SLACK,
-			     "len %zu, offset %zu: bytes before untouched",
-			     len, k);
+			     "len %zu, offset %zu: bytes before untouched", len,
+			     k);
 		cr_assert_eq(t_first_not(back + SLACK, 0, k), k,
 			     "len %zu, offset %zu: cleared prefix", len, k);
 	}
@@ -71,9 +71,9 @@ Test(clear, lengths_and_alignments)
 			cr_assert_eq(t_first_not(back, CANARY, SLACK), SLACK);
 			cr_assert_eq(t_first_not(back + SLACK, 0, len), len,
 				     "off %zu len %zu", off, len);
-			cr_assert_eq(t_first_not(back + SLACK + len, CANARY,
-						 SLACK),
-				     SLACK, "off %zu len %zu: after", off, len);
+			cr_assert_eq(
+				t_first_not(back + SLACK + len, CANARY, SLACK),
+				SLACK, "off %zu len %zu: after", off, len);
 		}
 	}
 	/* Every mapped byte at once, across the page boundaries. */
@@ -122,8 +122,7 @@ Test(clear, wrapping_range_and_length)
 	ua_stats_reset();
 	cr_assert_eq(ua_clear_user((void *)(UINTPTR_MAX - 63), 128), 128);
 	cr_assert_eq(ua_clear_user(env.buf, SIZE_MAX), SIZE_MAX);
-	cr_assert_eq(ua_clear_user(env.buf,
-				   SIZE_MAX - (uintptr_t)env.buf + 17),
+	cr_assert_eq(ua_clear_user(env.buf, SIZE_MAX - (uintptr_t)env.buf + 17),
 		     SIZE_MAX - (uintptr_t)env.buf + 17);
 	t_assert_stats(0, 0, 0);
 	t_peek(back, env.buf, 64);

@@ -96,8 +96,8 @@ static void to_user_every_offset(size_t len, const unsigned char *src)
 			     len, k, left);
 		t_peek(back, to - SLACK, k + SLACK);
 		cr_assert_eq(t_first_not(back, CANARY, SLACK), SLACK,
-			     "len %zu, offset %zu: bytes before untouched",
-			     len, k);
+			     "len %zu, offset %zu: bytes before untouched", len,
+			     k);
 		cr_assert_eq(memcmp(back + SLACK, src, k), 0,
 			     "len %zu, offset %zu: written prefix", len, k);
 	}
@@ -160,12 +160,13 @@ Test(copy, roundtrip_lengths_and_alignments)
 	t_pat_fill(src, sizeof(src), 11);
 	for (size_t off = 0; off < 16; off++) {
 		for (size_t len = 0; len <= 300; len += (len < 40 ? 1 : 13)) {
-			cr_assert_eq(ua_copy_to_user(env.buf + off, src, len), 0);
+			cr_assert_eq(ua_copy_to_user(env.buf + off, src, len),
+				     0);
 			memset(dst, CANARY, sizeof(dst));
 			cr_assert_eq(ua_copy_from_user(dst, env.buf + off, len),
 				     0);
-			cr_assert_eq(memcmp(dst, src, len), 0, "off %zu len %zu",
-				     off, len);
+			cr_assert_eq(memcmp(dst, src, len), 0,
+				     "off %zu len %zu", off, len);
 			cr_assert_eq(t_first_not(dst + len, CANARY, SLACK),
 				     SLACK);
 		}

@@ -27,19 +27,19 @@ struct opaque;
 enum colour { RED = 1, GREEN = 0x7fffffff };
 
 /* Round-trip one value and check its bytes in guest memory. */
-#define ROUNDTRIP(type, val)                                                 \
-	do {                                                                 \
-		typedef type __t;                                            \
-		__t *__p = (__t *)(env.buf + 24);                            \
-		__t __in = (val), __out;                                     \
-		unsigned char __g[sizeof(__t)];                              \
-		memset(&__out, 0x5c, sizeof(__out));                         \
-		cr_assert_eq(ua_put_user(__in, __p), 0, #type);              \
-		t_peek(__g, __p, sizeof(type));                              \
-		cr_assert_eq(memcmp(__g, &__in, sizeof(type)), 0,            \
-			     #type " bytes in guest memory");                \
-		cr_assert_eq(ua_get_user(__out, __p), 0, #type);             \
-		cr_assert(__out == __in, #type " value read back");          \
+#define ROUNDTRIP(type, val)                                        \
+	do {                                                        \
+		typedef type __t;                                   \
+		__t *__p = (__t *)(env.buf + 24);                   \
+		__t __in = (val), __out;                            \
+		unsigned char __g[sizeof(__t)];                     \
+		memset(&__out, 0x5c, sizeof(__out));                \
+		cr_assert_eq(ua_put_user(__in, __p), 0, #type);     \
+		t_peek(__g, __p, sizeof(type));                     \
+		cr_assert_eq(memcmp(__g, &__in, sizeof(type)), 0,   \
+			     #type " bytes in guest memory");       \
+		cr_assert_eq(ua_get_user(__out, __p), 0, #type);    \
+		cr_assert(__out == __in, #type " value read back"); \
 	} while (0)
 
 Test(getput, roundtrip_every_type)
@@ -149,34 +149,34 @@ Test(getput, unaligned_success)
  * An access of size sz at hole - k: it faults for every k < sz (the value
  * straddles the unmapped page or lies in it) and succeeds for k == sz.
  */
-#define CROSSING(type)                                                       \
-	do {                                                                 \
-		for (size_t k = 0; k <= sizeof(type); k++) {                 \
-			type *p = (type *)(env.hole - k);                    \
-			type v = (type)0x5c5c5c5c5c5c5c5cull;                \
-			unsigned char g[8], pat[8];                          \
-			bool ok = k == sizeof(type);                         \
-			t_pat_fill(pat, 8, k);                               \
-			t_poke(env.hole - 8, pat, 8);                        \
-			cr_assert_eq(ua_get_user(v, p), ok ? 0 : -EFAULT,    \
-				     #type " get at hole - %zu", k);         \
-			if (!ok)                                             \
-				cr_assert_eq(v, 0, "x is 0 after a fault");  \
-			else                                                 \
-				cr_assert_eq(memcmp(&v, pat + 8 - k, k), 0); \
-			cr_assert_eq(ua_put_user((type)-1, p),               \
-				     ok ? 0 : -EFAULT,                       \
-				     #type " put at hole - %zu", k);         \
-			t_peek(g, env.hole - 8, 8);                          \
-			cr_assert_eq(memcmp(g, pat, 8 - k), 0,               \
-				     "bytes before the access untouched");   \
-			if (ok)                                              \
+#define CROSSING(type)                                                        \
+	do {                                                                  \
+		for (size_t k = 0; k <= sizeof(type); k++) {                  \
+			type *p = (type *)(env.hole - k);                     \
+			type v = (type)0x5c5c5c5c5c5c5c5cull;                 \
+			unsigned char g[8], pat[8];                           \
+			bool ok = k == sizeof(type);                          \
+			t_pat_fill(pat, 8, k);                                \
+			t_poke(env.hole - 8, pat, 8);                         \
+			cr_assert_eq(ua_get_user(v, p), ok ? 0 : -EFAULT,     \
+				     #type " get at hole - %zu", k);          \
+			if (!ok)                                              \
+				cr_assert_eq(v, 0, "x is 0 after a fault");   \
+			else                                                  \
+				cr_assert_eq(memcmp(&v, pat + 8 - k, k), 0);  \
+			cr_assert_eq(ua_put_user((type)-1, p),                \
+				     ok ? 0 : -EFAULT,                        \
+				     #type " put at hole - %zu", k);          \
+			t_peek(g, env.hole - 8, 8);                           \
+			cr_assert_eq(memcmp(g, pat, 8 - k), 0,                \
+				     "bytes before the access untouched");    \
+			if (ok)                                               \
 				cr_assert_eq(t_first_not(g + 8 - k, 0xff, k), \
-					     k);                             \
-			else                                                 \
-				cr_assert_eq(memcmp(g, pat, 8), 0,           \
-					     "a failed put writes nothing"); \
-		}                                                            \
+					     k);                              \
+			else                                                  \
+				cr_assert_eq(memcmp(g, pat, 8), 0,            \
+					     "a failed put writes nothing");  \
+		}                                                             \
 	} while (0)
 
 Test(getput, fault_at_every_offset)

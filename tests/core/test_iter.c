@@ -190,7 +190,8 @@ Test(iter, array_copied_once)
  */
 Test(iter, array_crossing_into_unmapped_page)
 {
-	struct iovec v[3] = { { env.buf, 10 }, { env.buf + 100, 20 },
+	struct iovec v[3] = { { env.buf, 10 },
+			      { env.buf + 100, 20 },
 			      { env.buf + 200, 30 } };
 	struct ua_iov_iter it;
 
@@ -215,8 +216,8 @@ Test(iter, array_crossing_into_unmapped_page)
 	/* The same with more entries than fit in the iterator itself. */
 	{
 		struct iovec many[UA_IOV_FAST + 4];
-		char *arr = env.hole - (UA_IOV_FAST + 2) * sizeof(struct iovec) -
-			    3;
+		char *arr =
+			env.hole - (UA_IOV_FAST + 2) * sizeof(struct iovec) - 3;
 
 		for (size_t k = 0; k < UA_IOV_FAST + 4; k++)
 			many[k] = (struct iovec){ env.buf + k * 16, 16 };
@@ -236,7 +237,8 @@ Test(iter, array_crossing_into_unmapped_page)
  */
 Test(iter, buffer_faults_midway)
 {
-	struct iovec v[3] = { { env.buf, 100 }, { env.hole - 50, 100 },
+	struct iovec v[3] = { { env.buf, 100 },
+			      { env.hole - 50, 100 },
 			      { env.buf + 1000, 100 } };
 	struct iovec *g = (struct iovec *)(env.buf + 2 * T_PG);
 	unsigned char src[300], dst[300], back[100];
@@ -357,8 +359,7 @@ Test(iter, many_segments)
 	t_peek(back, env.buf, sizeof(back));
 	for (size_t k = 0; k < NR; k++) {
 		cr_assert_eq(memcmp(back + 2 * SEG * k, src + SEG * k, SEG), 0);
-		cr_assert_eq(t_first_not(back + 2 * SEG * k + SEG, CANARY,
-					 SEG),
+		cr_assert_eq(t_first_not(back + 2 * SEG * k + SEG, CANARY, SEG),
 			     SEG);
 	}
 	cr_assert_eq(ua_import_iovec(&it, UA_ITER_SOURCE, g, NR), NR * SEG);
@@ -399,9 +400,9 @@ Test(iter, segment_count_limits)
 		     "bad direction");
 	t_assert_stats(0, 0, 0, "refused before reading the array");
 	cr_assert_eq(ua_iov_iter_count(&it), 0);
-	cr_assert_eq(ua_import_iovec(&it, UA_ITER_SOURCE, (struct iovec *)arr,
-				     0),
-		     0);
+	cr_assert_eq(
+		ua_import_iovec(&it, UA_ITER_SOURCE, (struct iovec *)arr, 0),
+		0);
 	cr_assert_eq(ua_iov_iter_count(&it), 0);
 	ua_iov_iter_release(&it);
 }
@@ -441,10 +442,10 @@ Test(iter, bad_pointers)
 	struct iovec *g = (struct iovec *)(env.buf + 2 * T_PG);
 	char *lim = ua_space_limit(env.sp);
 	struct iovec bad[] = {
-		{ mon, sizeof(mon) },	/* monitor buffer */
-		{ mon, 0 },		/* monitor buffer, empty */
-		{ lim - 8, 9 },		/* past the limit */
-		{ env.buf, SIZE_MAX },	/* wraps */
+		{ mon, sizeof(mon) },  /* monitor buffer */
+		{ mon, 0 },	       /* monitor buffer, empty */
+		{ lim - 8, 9 },	       /* past the limit */
+		{ env.buf, SIZE_MAX }, /* wraps */
 		{ (void *)(UINTPTR_MAX - 7), 8 },
 	};
 	struct ua_iov_iter it;
@@ -453,9 +454,9 @@ Test(iter, bad_pointers)
 	memcpy(keep, mon, sizeof(mon));
 	/* The array itself must be guest memory. */
 	cr_assert_eq(ua_import_iovec(&it, UA_ITER_DEST, mv, 1), -EFAULT);
-	cr_assert_eq(ua_import_iovec(&it, UA_ITER_DEST,
-				     (struct iovec *)env.hole, 1),
-		     -EFAULT);
+	cr_assert_eq(
+		ua_import_iovec(&it, UA_ITER_DEST, (struct iovec *)env.hole, 1),
+		-EFAULT);
 	for (size_t k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 		struct iovec two[2] = { { env.buf, 4 }, bad[k] };
 

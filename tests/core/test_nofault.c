@@ -13,7 +13,7 @@
 #include "tcore.h"
 
 static struct t_env env;
-static unsigned char *mon;  /* two monitor pages, the second PROT_NONE */
+static unsigned char *mon;   /* two monitor pages, the second PROT_NONE */
 static unsigned char *mhole; /* the PROT_NONE page */
 
 static void setup(void)
@@ -67,8 +67,8 @@ Test(nofault, get_kernel_nofault)
 Test(nofault, guest_space_is_erange)
 {
 	char *base = ua_space_base(env.sp), *lim = ua_space_limit(env.sp);
-	char *ptrs[] = { env.buf, env.buf + 100, env.hole, base,
-			 lim - 1, lim, lim + 4096 };
+	char *ptrs[] = { env.buf, env.buf + 100, env.hole,  base,
+			 lim - 1, lim,		 lim + 4096 };
 	unsigned char d[16];
 	char s[16];
 	uint64_t v = 5;
@@ -120,11 +120,9 @@ Test(nofault, wrapping_and_noncanonical)
 	cr_assert_eq(ua_copy_to_kernel_nofault(top, s, 8), -EFAULT);
 	cr_assert_eq(ua_copy_to_kernel_nofault(nc, s, 8), -EFAULT);
 	cr_assert_eq(ua_get_kernel_nofault(v, (uint64_t *)nc), -EFAULT);
-	cr_assert_eq(ua_strncpy_from_kernel_nofault((char *)d, nc, 8),
-		     -EFAULT);
+	cr_assert_eq(ua_strncpy_from_kernel_nofault((char *)d, nc, 8), -EFAULT);
 	cr_assert_eq(d[0], 0, "terminated at the fault");
-	cr_assert_eq(t_first_not(d + 1, CANARY, sizeof(d) - 1),
-		     sizeof(d) - 1);
+	cr_assert_eq(t_first_not(d + 1, CANARY, sizeof(d) - 1), sizeof(d) - 1);
 	cr_assert_eq(v, 9);
 	cr_assert_eq(ua_copy_from_user_nofault(d, nc, 8), -EFAULT);
 }
@@ -163,9 +161,9 @@ static void kernel_copy_every_offset(size_t len, unsigned char *d,
 		cr_assert_eq(r, k < len ? -EFAULT : 0, "len %zu, k %zu", len,
 			     k);
 		cr_assert_eq(memcmp(p, s, k), 0, "written prefix");
-		cr_assert_eq(t_first_not_pat(p - SLACK, SLACK,
-					     T_PG - k - SLACK),
-			     SLACK, "bytes before untouched");
+		cr_assert_eq(
+			t_first_not_pat(p - SLACK, SLACK, T_PG - k - SLACK),
+			SLACK, "bytes before untouched");
 		t_pat_fill(p, k, T_PG - k);
 	}
 }
@@ -179,8 +177,9 @@ Test(nofault, copy_kernel_fault_at_every_offset)
 		kernel_copy_every_offset(len, d, s);
 	/* 4097 bytes cannot end at the page: start one page lower. */
 	{
-		unsigned char *big = mmap(NULL, 3 * T_PG, PROT_READ | PROT_WRITE,
-					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		unsigned char *big =
+			mmap(NULL, 3 * T_PG, PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		cr_assert_neq((void *)big, MAP_FAILED);
 		cr_assert_eq(mprotect(big + 2 * T_PG, T_PG, PROT_NONE), 0);
@@ -188,9 +187,9 @@ Test(nofault, copy_kernel_fault_at_every_offset)
 			unsigned char *p = big + 2 * T_PG - k;
 
 			memset(d, CANARY, sizeof(d));
-			cr_assert_eq(ua_copy_from_kernel_nofault(d, p,
-								 T_BIGLEN),
-				     k < T_BIGLEN ? -EFAULT : 0);
+			cr_assert_eq(
+				ua_copy_from_kernel_nofault(d, p, T_BIGLEN),
+				k < T_BIGLEN ? -EFAULT : 0);
 			cr_assert_eq(t_first_not(d + k, CANARY,
 						 T_BIGLEN - k + SLACK),
 				     T_BIGLEN - k + SLACK);
@@ -248,9 +247,9 @@ Test(nofault, strncpy_from_kernel_terminates_at_fault)
 							     T_PG - (size_t)k),
 					     (size_t)k);
 				cr_assert_eq(d[k], 0, "NUL at the fault");
-				cr_assert_eq(t_first_not(d + k + 1, CANARY,
-							 SLACK),
-					     SLACK);
+				cr_assert_eq(
+					t_first_not(d + k + 1, CANARY, SLACK),
+					SLACK);
 			} else {
 				cr_assert_eq(r, count, "count %ld k %ld", count,
 					     k);
@@ -259,9 +258,9 @@ Test(nofault, strncpy_from_kernel_terminates_at_fault)
 							     (size_t)count - 1,
 							     T_PG - (size_t)k),
 					     (size_t)count - 1);
-				cr_assert_eq(t_first_not(d + count, CANARY,
-							 SLACK),
-					     SLACK);
+				cr_assert_eq(
+					t_first_not(d + count, CANARY, SLACK),
+					SLACK);
 			}
 		}
 	}
@@ -280,8 +279,8 @@ Test(nofault, copy_from_user_nofault)
 	cr_assert_eq(t_first_not(d + 64, CANARY, SLACK), SLACK);
 	t_assert_stats(2, 1, 0, "one window like a checked accessor");
 	cr_assert_eq(ua_copy_from_user_nofault(d, env.buf, 0), 0);
-	cr_assert_eq(ua_copy_from_user_nofault(d, ua_space_limit(env.sp), 0),
-		     0, "zero length at the limit");
+	cr_assert_eq(ua_copy_from_user_nofault(d, ua_space_limit(env.sp), 0), 0,
+		     "zero length at the limit");
 }
 
 Test(nofault, copy_from_user_nofault_limit)
@@ -305,8 +304,8 @@ Test(nofault, copy_from_user_nofault_every_offset)
 
 	t_pat_fill(pat, sizeof(pat), 0);
 	t_poke(env.buf, pat, sizeof(pat));
-	for (size_t len = 1; len <= T_BIGLEN; len += (len < T_MAXLEN ? 1 :
-						       T_BIGLEN - T_MAXLEN)) {
+	for (size_t len = 1; len <= T_BIGLEN;
+	     len += (len < T_MAXLEN ? 1 : T_BIGLEN - T_MAXLEN)) {
 		for (size_t k = 0; k <= len; k++) {
 			const char *src = env.hole - k;
 
@@ -316,11 +315,12 @@ Test(nofault, copy_from_user_nofault_every_offset)
 				     k < len ? -EFAULT : 0, "len %zu k %zu",
 				     len, k);
 			t_assert_stats_faulted(2, 1, k < len);
-			cr_assert_eq(t_first_not_pat(d, k,
-						     (size_t)(src - env.buf)),
-				     k);
-			cr_assert_eq(t_first_not(d + k, CANARY, len - k + SLACK),
-				     len - k + SLACK, "no zero-fill");
+			cr_assert_eq(
+				t_first_not_pat(d, k, (size_t)(src - env.buf)),
+				k);
+			cr_assert_eq(
+				t_first_not(d + k, CANARY, len - k + SLACK),
+				len - k + SLACK, "no zero-fill");
 		}
 	}
 }
@@ -339,8 +339,7 @@ Test(nofault, copy_from_user_nofault_bad_ranges)
 		     "monitor pointer, size 0");
 	cr_assert_eq(ua_copy_from_user_nofault(d, mhole, 8), -EFAULT);
 	cr_assert_eq(ua_copy_from_user_nofault(d, lim - 4, 8), -EFAULT);
-	cr_assert_eq(ua_copy_from_user_nofault(d, (void *)(UINTPTR_MAX - 3),
-					       8),
+	cr_assert_eq(ua_copy_from_user_nofault(d, (void *)(UINTPTR_MAX - 3), 8),
 		     -EFAULT);
 	cr_assert_eq(ua_copy_from_user_nofault(d, env.buf, SIZE_MAX), -EFAULT);
 	t_assert_stats(0, 0, 0);

@@ -25,14 +25,14 @@ static void teardown(void)
 TestSuite(stats, .init = setup, .fini = teardown);
 
 /* Run expr after a reset; check its result and the counters it left. */
-#define COUNTS(expr, want, sw, win, fx)                                     \
-	do {                                                                \
-		long __r;                                                   \
-		ua_stats_reset();                                           \
-		__r = (long)(expr);                                         \
-		cr_assert_eq(__r, (long)(want), "%s returned %ld", #expr,   \
-			     __r);                                          \
-		t_assert_stats(sw, win, fx, "for " #expr);                  \
+#define COUNTS(expr, want, sw, win, fx)                                   \
+	do {                                                              \
+		long __r;                                                 \
+		ua_stats_reset();                                         \
+		__r = (long)(expr);                                       \
+		cr_assert_eq(__r, (long)(want), "%s returned %ld", #expr, \
+			     __r);                                        \
+		t_assert_stats(sw, win, fx, "for " #expr);                \
 	} while (0)
 
 Test(stats, reset_and_get)
@@ -158,14 +158,16 @@ Test(stats, nofault_kernel_accessors_open_no_window)
 	COUNTS(ua_get_kernel_nofault(v, &mon), 0, 0, 0, 0);
 	COUNTS(ua_get_kernel_nofault(v, (uint64_t *)none), -EFAULT, 0, 0, 1);
 	COUNTS(ua_copy_to_kernel_nofault(none, &mon, 8), -EFAULT, 0, 0, 1);
-	COUNTS(ua_strncpy_from_kernel_nofault((char *)&v, none, 8), -EFAULT, 0, 0, 1);
+	COUNTS(ua_strncpy_from_kernel_nofault((char *)&v, none, 8), -EFAULT, 0,
+	       0, 1);
 	COUNTS(ua_get_kernel_nofault(v, (uint64_t *)env.buf), -ERANGE, 0, 0, 0);
 	munmap(none, T_PG);
 }
 
 Test(stats, iov_iter_one_window_per_guest_segment)
 {
-	struct iovec v[3] = { { env.buf, 8 }, { env.buf + 100, 0 },
+	struct iovec v[3] = { { env.buf, 8 },
+			      { env.buf + 100, 0 },
 			      { env.buf + 200, 8 } };
 	struct iovec *g = (struct iovec *)(env.buf + T_PG);
 	char data[16] = { 0 };

@@ -267,9 +267,8 @@ Test(strings, monitor_pointer_rejected)
 	cr_assert_eq(ua_strncpy_from_user(dst, none, 64), -EFAULT);
 	cr_assert_eq(ua_strncpy_from_user(dst, none + T_PG - 1, 1), -EFAULT);
 	cr_assert_eq(ua_strnlen_user(none, 64), 0);
-	cr_assert_eq(ua_strncpy_from_user(dst, (char *)ua_space_base(env.sp) -
-							 4,
-					  64),
+	cr_assert_eq(ua_strncpy_from_user(
+			     dst, (char *)ua_space_base(env.sp) - 4, 64),
 		     -EFAULT);
 	t_assert_stats(0, 0, 0, "no window, no access");
 	cr_assert_eq(t_first_not(dst, CANARY, sizeof(dst)), sizeof(dst),

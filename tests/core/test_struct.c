@@ -96,7 +96,8 @@ static void check_zeroed_every_offset(size_t len)
 	for (size_t k = 0; k <= len; k++) {
 		const char *p = env.hole - k;
 
-		cr_assert_eq(ua_check_zeroed_user(p, len), k < len ? -EFAULT : 1,
+		cr_assert_eq(ua_check_zeroed_user(p, len),
+			     k < len ? -EFAULT : 1,
 			     "len %zu, fault at offset %zu", len, k);
 		if (!k)
 			continue;
@@ -192,8 +193,8 @@ Test(zstruct, copy_struct_kunit_cases)
 	memset(k, CANARY, SIZE);
 	cr_assert_eq(ua_copy_struct_from_user(k, ksize, u, usize), 0);
 	cr_assert_eq(memcmp(k, expect, ksize), 0);
-	cr_assert_eq(t_first_not(k + ksize, CANARY, SIZE - ksize),
-		     SIZE - ksize, "nothing written past ksize");
+	cr_assert_eq(t_first_not(k + ksize, CANARY, SIZE - ksize), SIZE - ksize,
+		     "nothing written past ksize");
 }
 
 Test(zstruct, copy_struct_small_cases)
@@ -303,9 +304,9 @@ Test(zstruct, copy_struct_bad_pointers)
 	cr_assert_eq(ua_copy_struct_from_user(k, 16, mon, 8), -EFAULT);
 	cr_assert_eq(ua_copy_struct_from_user(k, 16, none, 16), -EFAULT);
 	cr_assert_eq(ua_copy_struct_from_user(k, 8, none, 16), -EFAULT);
-	cr_assert_eq(ua_copy_struct_from_user(k, 16, (void *)(UINTPTR_MAX - 7),
-					      16),
-		     -EFAULT);
+	cr_assert_eq(
+		ua_copy_struct_from_user(k, 16, (void *)(UINTPTR_MAX - 7), 16),
+		-EFAULT);
 	t_assert_stats(0, 0, 0, "no window, no access");
 	munmap(none, T_PG);
 }

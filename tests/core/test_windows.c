@@ -90,11 +90,9 @@ Test(windows, begin_refuses_bad_ranges)
 			cr_assert(ua_user_read_access_begin(p, sizeof(*p))); \
 			ua_unsafe_get_user(v, p, fault_##type);              \
 			goto done_##type;                                    \
-		fault_##type:                                                \
-			faulted = true;                                      \
+			fault_##type : faulted = true;                       \
 			t_assert_stats(1, 1, 1, "the window is still open"); \
-		done_##type:                                                 \
-			ua_user_read_access_end();                           \
+			done_##type : ua_user_read_access_end();             \
 			cr_assert_eq(faulted, k < sizeof(type),              \
 				     #type " at hole - %zu", k);             \
 			t_assert_stats(2, 1, k < sizeof(type));              \
@@ -118,29 +116,28 @@ Test(windows, unsafe_get_every_offset)
 	UNSAFE_GET_CROSSING(voidp);
 }
 
-#define UNSAFE_PUT_CROSSING(type)                                            \
-	do {                                                                 \
-		for (size_t k = 0; k <= sizeof(type); k++) {                 \
-			type *p = (type *)(env.hole - k);                    \
-			unsigned char g[8];                                  \
-			bool faulted = false;                                \
-			t_fill(env.hole - 8, CANARY, 8);                     \
-			ua_stats_reset();                                    \
+#define UNSAFE_PUT_CROSSING(type)                                             \
+	do {                                                                  \
+		for (size_t k = 0; k <= sizeof(type); k++) {                  \
+			type *p = (type *)(env.hole - k);                     \
+			unsigned char g[8];                                   \
+			bool faulted = false;                                 \
+			t_fill(env.hole - 8, CANARY, 8);                      \
+			ua_stats_reset();                                     \
 			cr_assert(ua_user_write_access_begin(p, sizeof(*p))); \
-			ua_unsafe_put_user((type)0, p, pfault_##type);       \
-			goto pdone_##type;                                   \
-		pfault_##type:                                               \
-			faulted = true;                                      \
-		pdone_##type:                                                \
-			ua_user_write_access_end();                          \
-			cr_assert_eq(faulted, k < sizeof(type),              \
-				     #type " at hole - %zu", k);             \
-			t_assert_stats(2, 1, faulted);                       \
-			t_peek(g, env.hole - 8, 8);                          \
-			cr_assert_eq(t_first_not(g, CANARY, 8 - k), 8 - k);  \
-			cr_assert_eq(t_first_not(g + 8 - k, faulted ? CANARY : 0, k), \
-				     k);                                     \
-		}                                                            \
+			ua_unsafe_put_user((type)0, p, pfault_##type);        \
+			goto pdone_##type;                                    \
+			pfault_##type : faulted = true;                       \
+			pdone_##type : ua_user_write_access_end();            \
+			cr_assert_eq(faulted, k < sizeof(type),               \
+				     #type " at hole - %zu", k);              \
+			t_assert_stats(2, 1, faulted);                        \
+			t_peek(g, env.hole - 8, 8);                           \
+			cr_assert_eq(t_first_not(g, CANARY, 8 - k), 8 - k);   \
+			cr_assert_eq(t_first_not(g + 8 - k,                   \
+						 faulted ? CANARY : 0, k),    \
+				     k);                                      \
+		}                                                             \
 	} while (0)
 
 Test(windows, unsafe_put_every_offset)
@@ -189,40 +186,36 @@ fault:
  * reached exactly when the block reaches the unmapped page; the monitor
  * bytes after the block are never written.
  */
-#define CONST_COPY_CROSSING(N)                                               \
-	do {                                                                 \
-		unsigned char d[(N) + SLACK], s[N];                          \
-		t_pat_fill(s, (N), 1);                                       \
-		for (size_t k = 0; k <= (N); k++) {                          \
-			char *g = env.hole - k;                              \
-			bool ff = false, tf = false;                         \
-			memset(d, CANARY, sizeof(d));                        \
-			t_poke(env.hole - (N), s, (N));                      \
-			ua_stats_reset();                                    \
-			cr_assert(ua_user_read_access_begin(g, (N)));        \
-			ua_unsafe_copy_from_user(d, g, (N), ffault_##N);     \
-			goto fdone_##N;                                      \
-		ffault_##N:                                                  \
-			ff = true;                                           \
-		fdone_##N:                                                   \
-			ua_user_read_access_end();                           \
-			cr_assert(ua_user_write_access_begin(g, (N)));       \
-			ua_unsafe_copy_to_user(g, s, (N), tfault_##N);       \
-			goto tdone_##N;                                      \
-		tfault_##N:                                                  \
-			tf = true;                                           \
-		tdone_##N:                                                   \
-			ua_user_write_access_end();                          \
-			cr_assert_eq(ff, k < (N), "from, size %d, k %zu",    \
-				     (N), k);                                \
-			cr_assert_eq(tf, k < (N), "to, size %d, k %zu", (N), \
-				     k);                                     \
-			t_assert_stats(4, 2, 2 * (k < (N)));                 \
-			cr_assert_eq(t_first_not(d + (N), CANARY, SLACK),    \
-				     SLACK);                                 \
-			if (k == (N))                                        \
-				cr_assert_eq(memcmp(d, s, (N)), 0);          \
-		}                                                            \
+#define CONST_COPY_CROSSING(N)                                                 \
+	do {                                                                   \
+		unsigned char d[(N) + SLACK], s[N];                            \
+		t_pat_fill(s, (N), 1);                                         \
+		for (size_t k = 0; k <= (N); k++) {                            \
+			char *g = env.hole - k;                                \
+			bool ff = false, tf = false;                           \
+			memset(d, CANARY, sizeof(d));                          \
+			t_poke(env.hole - (N), s, (N));                        \
+			ua_stats_reset();                                      \
+			cr_assert(ua_user_read_access_begin(g, (N)));          \
+			ua_unsafe_copy_from_user(d, g, (N), ffault_##N);       \
+			goto fdone_##N;                                        \
+			ffault_##N : ff = true;                                \
+			fdone_##N : ua_user_read_access_end();                 \
+			cr_assert(ua_user_write_access_begin(g, (N)));         \
+			ua_unsafe_copy_to_user(g, s, (N), tfault_##N);         \
+			goto tdone_##N;                                        \
+			tfault_##N : tf = true;                                \
+			tdone_##N : ua_user_write_access_end();                \
+			cr_assert_eq(ff, k < (N), "from, size %d, k %zu", (N), \
+				     k);                                       \
+			cr_assert_eq(tf, k < (N), "to, size %d, k %zu", (N),   \
+				     k);                                       \
+			t_assert_stats(4, 2, 2 * (k < (N)));                   \
+			cr_assert_eq(t_first_not(d + (N), CANARY, SLACK),      \
+				     SLACK);                                   \
+			if (k == (N))                                          \
+				cr_assert_eq(memcmp(d, s, (N)), 0);            \
+		}                                                              \
 	} while (0)
 
 Test(windows, unsafe_copy_constant_sizes)
@@ -312,8 +305,7 @@ fdone:
 		ua_user_read_access_end();
 		cr_assert_eq(tf, k < len, "to: len %zu, k %zu", len, k);
 		cr_assert_eq(ff, k < len, "from: len %zu, k %zu", len, k);
-		t_assert_stats_faulted(4, 2, k < len, "len %zu, k %zu", len,
-				       k);
+		t_assert_stats_faulted(4, 2, k < len, "len %zu, k %zu", len, k);
 		/* The prefix up to the fault went both ways. */
 		cr_assert_eq(memcmp(d, s, k), 0, "len %zu k %zu", len, k);
 		cr_assert_eq(t_first_not(d + len, CANARY, SLACK), SLACK);

@@ -39,10 +39,10 @@ static volatile int *shared;
 #define bad_line (shared[0])
 #define aux_line (shared[1])
 
-#define AT(stmt)                          \
-	do {                              \
-		bad_line = __LINE__;      \
-		stmt;                     \
+#define AT(stmt)                     \
+	do {                         \
+		bad_line = __LINE__; \
+		stmt;                \
 	} while (0)
 
 /*
