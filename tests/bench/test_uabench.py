@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import jsonschema_lite  # noqa: E402
 
 UABENCH = SCHEMA_PATH = None
+SANITIZED = False
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
 
@@ -158,6 +159,143 @@ class Json(unittest.TestCase):
         self.assertEqual({t["key"] for t in doc["targets"]},
                          {"nofault_vs_pvr", "nofault_vs_sigsetjmp"})
 
+    def test_signal1(self):
+        doc = self.json_of("signal1", "-s", "0.1", "-w", "2")
+        bes = self.backends(doc)
+        self.check_signal1(doc, 1, bes)
+        ex = doc["extra"]
+        for c in ex["configs"]:
+            self.assertEqual(len(c["warmup"]), 2)
+            self.assertEqual(len(c["measurement"]), 1)
+            s = c["measurement"][0]
+            self.assertEqual(s["min"], s["max"])
+            self.assertEqual(s["total"], s["max"])
+        self.assertEqual(ex["sample_seconds"], 0.1)
+
+    def test_signal1_threads(self):
+        doc = self.json_of("signal1", "-t", "2", "-s", "0.2", "-w", "0",
+                           "--protect", "none")
+        self.check_signal1(doc, 2, ["none"])
+        for c in doc["extra"]["configs"]:
+            self.assertEqual(c["warmup"], [])
+            s = c["measurement"][0]
+            # Two tasks: the total is the sum of the smaller and larger.
+            self.assertLessEqual(s["min"], s["max"])
+            self.assertEqual(s["min"] + s["max"], s["total"])
+
+    def check_signal1(self, doc, threads, bes):
+        ex = doc["extra"]
+        self.assertEqual(ex["threads"], threads)
+        names = [c["name"] for c in ex["configs"]]
+        want = (["host"] + ["per_access_" + b for b in bes] +
+                ["block_" + b for b in bes])
+        self.assertEqual(names, want)
+        (case,) = doc["cases"]
+        self.assertEqual([m["method"] for m in case["methods"]], want)
+        per_access = set()
+        for c, m in zip(ex["configs"], case["methods"]):
+            ms = c["measurement"]
+            self.assertEqual(c["average"],
+                             sum(s["total"] for s in ms) // len(ms))
+            self.assertEqual(m["counts"]["switches"], c["switches"])
+            self.assertEqual(m["counts"]["ops"], 64)
+            sw = c["switches"]
+            if c["kind"] == "host":
+                self.assertEqual(sw, 0)
+            elif c["frame_mode"] == "block":
+                # Lock on entry folded into the frame window, one
+                # window each way, unlock folded into the exit: 5.
+                self.assertEqual(sw, 5 * 64)
+            else:
+                self.assertEqual(sw % 64, 0)
+                self.assertGreater(sw, 5 * 64)
+                per_access.add(sw)
+            self.assertGreater(c["round_trips"], 0)
+        # Per-access frames make the same switches under every backend.
+        self.assertEqual(len(per_access), 1)
+        self.assertEqual(doc["targets"], [])
+
+    def test_raise(self):
+        doc = self.json_of("raise", "-n", "50", "-r", "2", "--no-insns")
+        bes = self.backends(doc)
+        (case,) = doc["cases"]
+        ms = {m["method"]: m for m in case["methods"]}
+        want = (["host", "host_tgkill"] + ["per_access_" + b for b in bes] +
+                ["block_" + b for b in bes])
+        self.assertEqual([m["method"] for m in case["methods"]], want)
+        per_access = set()
+        for name, m in ms.items():
+            c = m["counts"]
+            self.assertEqual(c["ops"], 50, name)
+            self.assertEqual(m["ops_per_rep"], 50, name)
+            self.assertEqual(len(m["samples_ns"]), 2)
+            self.assertIsNone(m["instructions_per_op"])
+            self.assertEqual(c["fixups"], 0)
+            if name.startswith("host"):
+                self.assertEqual(c["switches"], 0)
+            elif name.startswith("block_"):
+                self.assertEqual(c["switches"], 250, name)
+                self.assertEqual(m["per_op"]["switches"], 5)
+            else:
+                self.assertEqual(c["switches"] % 50, 0)
+                per_access.add(c["switches"])
+        self.assertEqual(len(per_access), 1)
+        (pa,) = per_access
+        self.assertEqual(doc["extra"]["instructions_source"], "none")
+        rs = {r["name"]: r for r in doc["ratios"]}
+        for b in bes:
+            r = rs[f"raise/raise/round trip/block_{b}_switches_per_op"]
+            self.assertEqual((r["kind"], r["value"], r["status"]),
+                             ("count", 5, "met"))
+            r = rs[f"raise/raise/round trip/per_access_{b}_switches_per_op"]
+            self.assertEqual((r["kind"], r["status"]), ("count", "reported"))
+            self.assertEqual(r["value"] * 50, pa)
+        st = {t["key"]: t for t in doc["targets"]}
+        self.assertEqual(st["sig_switches_block"]["status"], "met")
+        self.assertTrue(st["sig_switches_block"]["at_most"])
+        self.assertIn(st["sig_vs_host"]["status"], ("met", "not met"))
+        if "mprotect" in bes:
+            r = rs["raise/raise/round trip/block_mprotect_vs_block_none"]
+            self.assertEqual(r["status"], "reported")
+            self.assertEqual(r["target"], "sig_backend_vs_none")
+
+    def test_null_syscall(self):
+        doc = self.json_of("null_syscall", "-n", "100", "-r", "2",
+                           "--no-insns")
+        bes = self.backends(doc)
+        for be in bes:
+            m = methods(doc, "null_syscall", be)["round trip"]
+            self.assertEqual(m["getppid"]["counts"]["switches"], 0)
+            # Lock on entry, unlock on exit.
+            self.assertEqual(m["ua_sys_nop"]["counts"]["switches"], 200)
+            self.assertEqual(m["ua_sys_nop"]["counts"]["windows"], 0)
+        st = {r["backend"]: r["status"] for r in doc["ratios"]}
+        self.assertIn(st["none"], ("met", "not met"))
+        self.assertEqual(st["mprotect"], "reported")
+
+    def test_instructions(self):
+        doc = self.json_of("null_syscall", "--protect", "none", "-n", "20",
+                           "-r", "1")
+        ex = doc["extra"]
+        m = methods(doc, "null_syscall", "none")["round trip"]
+        nop = m["ua_sys_nop"]["instructions_per_op"]
+        ppid = m["getppid"]["instructions_per_op"]
+        src = ex["instructions_source"]
+        if src == "none":
+            self.assertIsNotNone(ex["instructions_unavailable_reason"])
+            self.assertIsNone(nop)
+        elif SANITIZED and src.startswith("callgrind"):
+            # valgrind cannot run a sanitized program: not counted.
+            self.assertIsNone(nop)
+        else:
+            self.assertGreater(nop, 0)
+            self.assertGreater(ppid, 0)
+            if src.startswith("callgrind"):
+                # User space only: getppid() is a few instructions of
+                # libc, the null syscall the monitor's entry and exit.
+                self.assertGreater(nop, ppid)
+                self.assertEqual(nop, int(nop))
+
     def test_pkey_request(self):
         r = run("usercopy", "-n", "16", "-r", "1", "--max-size", "1",
                 "--protect", "none", "--json")
@@ -189,18 +327,26 @@ class Report(unittest.TestCase):
                 saved = json.load(f)
             self.assertEqual(schema_errors(saved), [])
             self.assertEqual([x["subcommand"] for x in saved["runs"]],
-                             ["usercopy", "zero", "nofault"])
+                             ["usercopy", "zero", "nofault", "signal1",
+                              "raise", "null_syscall"])
             st = {t["key"]: t["status"] for t in saved["targets"]}
-            self.assertEqual(st["null_syscall_vs_getppid"], "pending")
-            self.assertIn(st["nofault_vs_pvr"], ("met", "not met"))
+            self.assertNotIn("pending", st.values())
+            self.assertEqual(st["sig_switches_block"], "met")
+            self.assertEqual(st["sig_switches_per_access"], "reported")
+            for k in ("sig_vs_host", "null_syscall_vs_getppid",
+                      "nofault_vs_pvr"):
+                self.assertIn(st[k], ("met", "not met"))
             with open(os.path.join(out, "summary.md")) as f:
                 md = f.read()
-            self.assertIn("| measure | backend | speed ratio | quartiles | "
-                          "target | status |", md)
-            self.assertIn("pending the task/signal layers", md)
+            self.assertIn("| measure | backend | ratio or count | quartiles "
+                          "| target | status |", md)
+            self.assertNotIn("pending", md)
             self.assertIn("### copy_from — none backend", md)
+            self.assertIn("| engine block none |", md)
+            self.assertIn("| host kernel (raise) |", md)
             svgs = sorted(n for n in os.listdir(out) if n.endswith(".svg"))
-            self.assertEqual(svgs, ["nofault.svg", "targets.svg",
+            self.assertEqual(svgs, ["nofault.svg", "raise.svg",
+                                    "targets.svg",
                                     "usercopy-copy_from.svg",
                                     "usercopy-copy_to.svg"])
             for n in svgs:
@@ -212,7 +358,11 @@ class Report(unittest.TestCase):
             r = run("report", "--quick", "-n", "16", "-r", "1", cwd=tmp)
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("measure (DESIGN.md §5)", r.stdout)
-            self.assertIn("pending the task/signal layers", r.stdout)
+            self.assertIn("switches per round trip, block frames",
+                          r.stdout)
+            self.assertIn("ua_sys_nop round trip vs host getppid()",
+                          r.stdout)
+            self.assertNotIn("pending", r.stdout)
             self.assertIn("wrote bench-report/", r.stdout)
             self.assertTrue(os.path.isfile(
                 os.path.join(tmp, "bench-report", "results.json")))
@@ -250,6 +400,30 @@ BAD = [
     ["nofault", "--protect", "none"],
     ["nofault", "extra"],
     ["report", "-o"],
+    ["signal1", "-t", "-1"],
+    ["signal1", "-t", "0"],
+    ["signal1", "-t", "1025"],
+    ["signal1", "-t", "two"],
+    ["signal1", "-s", "0"],
+    ["signal1", "-s", "0.0"],
+    ["signal1", "-s", "-1"],
+    ["signal1", "-s", "abc"],
+    ["signal1", "-s", "1e1"],
+    ["signal1", "-s", "32"],
+    ["signal1", "-s", ""],
+    ["signal1", "-w", "31"],
+    ["signal1", "-w", "-1"],
+    ["signal1", "--no-insns"],
+    ["signal1", "--protect", "bogus"],
+    ["raise", "-n", "-5"],
+    ["raise", "-n", "garbage"],
+    ["raise", "-t", "2"],
+    ["raise", "-s", "1"],
+    ["null_syscall", "-n", "0"],
+    ["null_syscall", "-w", "1"],
+    ["usercopy", "--no-insns"],
+    ["_count"],
+    ["_count", "raise", "host", "x", "plain"],
 ]
 
 
@@ -266,13 +440,26 @@ class Usage(unittest.TestCase):
     def test_help(self):
         r = run("--help")
         self.assertEqual(r.returncode, 0)
-        for name in ("usercopy", "zero", "nofault", "report"):
+        for name in ("usercopy", "zero", "nofault", "signal1", "raise",
+                     "null_syscall", "report"):
             self.assertIn(name, r.stdout)
+        self.assertNotIn("_count", r.stdout)
         r = run("usercopy", "--help")
         self.assertEqual(r.returncode, 0)
         self.assertIn("--protect LIST", r.stdout)
+        r = run("signal1", "--help")
+        self.assertEqual(r.returncode, 0)
+        for opt in ("-t, --threads N", "-s, --seconds S", "-w, --warmup N"):
+            self.assertIn(opt, r.stdout)
+
+
+def sanitized(path):
+    """Built with AddressSanitizer (valgrind cannot run it)."""
+    with open(path, "rb") as f:
+        return b"AddressSanitizer" in f.read()
 
 
 if __name__ == "__main__":
     UABENCH, SCHEMA_PATH = map(os.path.abspath, sys.argv[1:3])
+    SANITIZED = sanitized(UABENCH)
     unittest.main(argv=[sys.argv[0], "-v"])

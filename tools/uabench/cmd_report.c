@@ -135,9 +135,12 @@ const struct bench_cmd bench_cmd_report = {
 	.usage = "  --quick            smallest useful run (a few seconds)\n"
 		 "  -o, --output DIR   report directory (default "
 		 "bench-report)\n"
-		 "  --protect LIST     backends for usercopy and zero (default:"
-		 " all available)\n",
-	.opts = BOPT_QUICK | BOPT_OUTPUT | BOPT_PROTECT,
+		 "  --protect LIST     backends for every subcommand but "
+		 "nofault (default:\n"
+		 "                     all available)\n"
+		 "  --no-insns         do not count instructions (raise, "
+		 "null_syscall)\n",
+	.opts = BOPT_QUICK | BOPT_OUTPUT | BOPT_PROTECT | BOPT_INSNS,
 	.defaults = report_defaults,
 	.run_all = report_run,
 	.in_report = false,

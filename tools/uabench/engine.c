@@ -200,8 +200,12 @@ static double paired_ratio(const struct bench_meas *num,
 
 static double time_run(const struct bench_method *m, uint64_t n)
 {
-	double t0 = bench_now_ns();
+	struct ua_stats st;
+	double t0;
 
+	if (m->timed)
+		return m->timed(m->arg, n, &st);
+	t0 = bench_now_ns();
 	m->fn(m->arg, n);
 	return bench_now_ns() - t0;
 }
@@ -233,7 +237,8 @@ static uint64_t calibrate(const struct bench_method *m, double target_ns,
 	}
 }
 
-static void progress(struct bench_ctx *ctx, const struct bench_case *c)
+/* A progress line naming @what; cases_done/cases_total when known. */
+void bench_progress_line(struct bench_ctx *ctx, const char *what)
 {
 	double el;
 
@@ -243,14 +248,23 @@ static void progress(struct bench_ctx *ctx, const struct bench_case *c)
 	/* Short runs stay quiet: a progress line only after a second. */
 	if (el < 1.0)
 		return;
-	fprintf(stderr, "\r\033[K%s: %s%s%s %s", ctx->prog_name, c->group,
-		c->backend ? " " : "", c->backend ? c->backend : "", c->label);
+	fprintf(stderr, "\r\033[K%s: %s", ctx->prog_name, what);
 	if (ctx->cases_total)
 		fprintf(stderr, " [%u/%u]", ctx->cases_done + 1,
 			ctx->cases_total);
 	fprintf(stderr, " %.0fs", el);
 	fflush(stderr);
 	ctx->progress_shown = true;
+}
+
+static void progress(struct bench_ctx *ctx, const struct bench_case *c)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "%s%s%s %s", c->group,
+		 c->backend ? " " : "", c->backend ? c->backend : "",
+		 c->label);
+	bench_progress_line(ctx, what);
 }
 
 void bench_progress_done(struct bench_ctx *ctx)
@@ -260,7 +274,7 @@ void bench_progress_done(struct bench_ctx *ctx)
 	ctx->progress_shown = false;
 }
 
-static struct bench_case_res *doc_add_case(struct bench_doc *doc)
+struct bench_case_res *bench_case_add(struct bench_doc *doc)
 {
 	if (doc->ncases == doc->cap_cases) {
 		int cap = doc->cap_cases ? doc->cap_cases * 2 : 32;
@@ -279,9 +293,13 @@ static void count_run(const struct bench_method *m, struct bench_meas *r)
 {
 	struct ua_stats st;
 
-	ua_stats_reset();
-	m->fn(m->arg, r->ops);
-	ua_stats_get(&st);
+	if (m->timed) {
+		m->timed(m->arg, r->ops, &st);
+	} else {
+		ua_stats_reset();
+		m->fn(m->arg, r->ops);
+		ua_stats_get(&st);
+	}
 	r->counts.ops = r->ops;
 	r->counts.switches = st.switches;
 	r->counts.windows = st.windows;
@@ -307,11 +325,35 @@ static void summarise(struct bench_case_res *res)
 	}
 }
 
+/*
+ * The operations per repetition: calibrated to @target ns, or -n, capped
+ * for a case with cap_rep_us by a 20 ms calibration scaled up to the cap.
+ */
+static uint64_t fixed_ops(const struct bench_opts *o,
+			  const struct bench_case *c,
+			  const struct bench_method *m, double target)
+{
+	uint64_t mult = c->ops_multiple ? c->ops_multiple : 1, cap;
+	double probe = 20e6, cap_ns = (double)c->cap_rep_us * 1e3;
+
+	if (!o->count)
+		return calibrate(m, target, mult);
+	if (!c->cap_rep_us)
+		return o->count;
+	if (probe > cap_ns)
+		probe = cap_ns;
+	cap = (uint64_t)((double)calibrate(m, probe, mult) * (cap_ns / probe));
+	cap = cap / mult * mult;
+	if (!cap)
+		cap = mult;
+	return cap < o->count ? cap : o->count;
+}
+
 int bench_run_case(struct bench_ctx *ctx, const struct bench_case *c,
 		   struct bench_doc *doc)
 {
 	const struct bench_opts *o = &ctx->opts;
-	struct bench_case_res *res = doc_add_case(doc);
+	struct bench_case_res *res = bench_case_add(doc);
 	double target = (double)o->rep_us * 1000.0;
 	unsigned reps = o->reps;
 
@@ -328,13 +370,10 @@ int bench_run_case(struct bench_ctx *ctx, const struct bench_case *c,
 
 		snprintf(r->method, sizeof(r->method), "%s", c->m[i].name);
 		r->unavailable = c->m[i].unavailable;
+		r->insns = NAN;
 		if (r->unavailable)
 			continue;
-		r->ops = o->count ?
-				 o->count :
-				 calibrate(&c->m[i], target,
-					   c->ops_multiple ? c->ops_multiple :
-							     1);
+		r->ops = fixed_ops(o, c, &c->m[i], target);
 		r->reps = reps;
 		count_run(&c->m[i], r);
 	}
@@ -362,17 +401,10 @@ int bench_meas_index(const struct bench_case_res *c, const char *method)
 	return -1;
 }
 
-void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
-		     const char *den, const char *target_key,
-		     bool target_applies, const char *what)
+static struct bench_ratio *ratio_new(struct bench_doc *doc)
 {
-	const struct bench_case_res *c = &doc->cases[case_idx];
 	struct bench_ratio *r;
-	int a = bench_meas_index(c, num), b = bench_meas_index(c, den);
 
-	if (a < 0 || b < 0)
-		bench_die("internal: no method %s or %s in %s", num, den,
-			  c->group);
 	if (doc->nratios == doc->cap_ratios) {
 		int cap = doc->cap_ratios ? doc->cap_ratios * 2 : 16;
 		void *p = realloc(doc->ratios, cap * sizeof(*doc->ratios));
@@ -384,6 +416,21 @@ void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
 	}
 	r = &doc->ratios[doc->nratios++];
 	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
+		     const char *den, const char *target_key,
+		     bool target_applies, const char *what)
+{
+	const struct bench_case_res *c = &doc->cases[case_idx];
+	struct bench_ratio *r;
+	int a = bench_meas_index(c, num), b = bench_meas_index(c, den);
+
+	if (a < 0 || b < 0)
+		bench_die("internal: no method %s or %s in %s", num, den,
+			  c->group);
+	r = ratio_new(doc);
 	snprintf(r->name, sizeof(r->name), "%s/%s%s%s/%s/%s_vs_%s",
 		 doc->subcommand, c->group, c->backend[0] ? "/" : "",
 		 c->backend, c->label, num, den);
@@ -393,6 +440,45 @@ void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
 	r->num = a;
 	r->den = b;
 	r->value = paired_ratio(&c->m[a], &c->m[b], &r->q1, &r->q3);
+	r->target_key = target_key;
+	r->target_applies = target_applies;
+}
+
+/*
+ * A figure the subcommand computed itself: a speed ratio of unpaired runs
+ * (signal1's averages), an instruction ratio, or (BENCH_RATIO_COUNT, @den
+ * NULL) an exact count per operation of @num.  No quartiles.
+ */
+void bench_ratio_set(struct bench_doc *doc, int case_idx, const char *num,
+		     const char *den, enum bench_ratio_kind kind, double value,
+		     const char *target_key, bool target_applies,
+		     const char *what)
+{
+	const struct bench_case_res *c = &doc->cases[case_idx];
+	int a = bench_meas_index(c, num), b = den ? bench_meas_index(c, den) : a;
+	static const char *const suffix[] = { "", "_per_op", "_insns" };
+	struct bench_ratio *r;
+
+	if (a < 0 || b < 0)
+		bench_die("internal: no method %s or %s in %s", num,
+			  den ? den : "-", c->group);
+	r = ratio_new(doc);
+	if (den)
+		snprintf(r->name, sizeof(r->name), "%s/%s%s%s/%s/%s_vs_%s%s",
+			 doc->subcommand, c->group, c->backend[0] ? "/" : "",
+			 c->backend, c->label, num, den, suffix[kind]);
+	else
+		snprintf(r->name, sizeof(r->name), "%s/%s%s%s/%s/%s_switches%s",
+			 doc->subcommand, c->group, c->backend[0] ? "/" : "",
+			 c->backend, c->label, num, suffix[kind]);
+	snprintf(r->what, sizeof(r->what), "%s", what);
+	snprintf(r->backend, sizeof(r->backend), "%s", c->backend);
+	r->case_idx = case_idx;
+	r->num = a;
+	r->den = b;
+	r->kind = kind;
+	r->value = value;
+	r->q1 = r->q3 = NAN;
 	r->target_key = target_key;
 	r->target_applies = target_applies;
 }
@@ -412,6 +498,9 @@ void bench_doc_free(struct bench_doc *doc)
 {
 	free(doc->cases);
 	free(doc->ratios);
+	if (doc->priv_free)
+		doc->priv_free(doc->priv);
 	doc->cases = NULL;
 	doc->ratios = NULL;
+	doc->priv = NULL;
 }

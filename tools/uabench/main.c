@@ -18,6 +18,9 @@ const struct bench_cmd *const bench_cmds[] = {
 	&bench_cmd_usercopy,
 	&bench_cmd_zero,
 	&bench_cmd_nofault,
+	&bench_cmd_signal1,
+	&bench_cmd_raise,
+	&bench_cmd_null_syscall,
 	&bench_cmd_report,
 	NULL,
 };
@@ -77,6 +80,25 @@ static bool parse_count(const char *s, uint64_t min, uint64_t max,
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/*
+ * Seconds as signal1's -s takes them: a decimal number, no sign or
+ * exponent, in (0, max].
+ */
+static bool parse_seconds(const char *s, double max, double *out)
+{
+	double v;
+	char *end;
+
+	if (!isdigit((unsigned char)s[0]) || strpbrk(s, "eExXpPiInN"))
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v > 0) || v > max)
 		return false;
 	*out = v;
 	return true;
@@ -170,6 +192,7 @@ enum {
 	OPT_BATCH,
 	OPT_QUICK,
 	OPT_CLOCK,
+	OPT_NO_INSNS,
 };
 
 static const struct option long_opts[] = {
@@ -184,6 +207,10 @@ static const struct option long_opts[] = {
 	{ "quick", no_argument, NULL, OPT_QUICK },
 	{ "output", required_argument, NULL, 'o' },
 	{ "clock", required_argument, NULL, OPT_CLOCK },
+	{ "threads", required_argument, NULL, 't' },
+	{ "seconds", required_argument, NULL, 's' },
+	{ "warmup", required_argument, NULL, 'w' },
+	{ "no-insns", no_argument, NULL, OPT_NO_INSNS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -201,6 +228,12 @@ static unsigned opt_group(int c)
 		return BOPT_QUICK;
 	case 'o':
 		return BOPT_OUTPUT;
+	case 't':
+	case 's':
+	case 'w':
+		return BOPT_WIS;
+	case OPT_NO_INSNS:
+		return BOPT_INSNS;
 	default:
 		return 0;
 	}
@@ -217,6 +250,32 @@ static int parse_one(const struct bench_cmd *cmd, int c, const char *arg,
 		return 0;
 	case OPT_QUICK:
 		o->quick = true;
+		return 0;
+	case OPT_NO_INSNS:
+		o->no_insns = true;
+		return 0;
+	case 't':
+		if (!parse_count(arg, 1, BENCH_MAX_THREADS, &v))
+			return bench_usage_error(cmd,
+						 "-t: '%s' is not a count of "
+						 "threads in 1..%d",
+						 arg, BENCH_MAX_THREADS);
+		o->threads = (unsigned)v;
+		return 0;
+	case 's':
+		if (!parse_seconds(arg, BENCH_MAX_REPS, &o->seconds))
+			return bench_usage_error(cmd,
+						 "-s: '%s' is not a number of "
+						 "seconds in (0, %d]",
+						 arg, BENCH_MAX_REPS);
+		return 0;
+	case 'w':
+		if (!parse_count(arg, 0, 30, &v))
+			return bench_usage_error(cmd,
+						 "-w: '%s' is not a count of "
+						 "warm-up samples in 0..30",
+						 arg);
+		o->warmup = (int)v;
 		return 0;
 	case 'o':
 		o->outdir = arg;
@@ -274,11 +333,15 @@ static int parse_one(const struct bench_cmd *cmd, int c, const char *arg,
 static int parse_args(const struct bench_cmd *cmd, int argc, char **argv,
 		      struct bench_opts *o)
 {
-	const char *shorts =
-		cmd->opts & BOPT_OUTPUT ? ":hr:n:T:o:" : ":hr:n:T:";
+	char shorts[32] = ":hr:n:T:";
 	int c, err;
 
+	if (cmd->opts & BOPT_OUTPUT)
+		strcat(shorts, "o:");
+	if (cmd->opts & BOPT_WIS)
+		strcat(shorts, "t:s:w:");
 	memset(o, 0, sizeof(*o));
+	o->warmup = -1;
 	opterr = 0;
 	optind = 0; /* glibc: 0 restarts the scan from scratch */
 	while ((c = getopt_long(argc, argv, shorts, long_opts, NULL)) != -1) {
@@ -345,6 +408,13 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		print_usage(stdout, NULL);
 		return 0;
+	}
+	/* The child of an instruction count (insns.c); not for users. */
+	if (!strcmp(argv[1], "_count")) {
+		err = ua_init();
+		if (err)
+			bench_die("ua_init: %s", strerror(-err));
+		return bench_count_child_main(argc - 2, argv + 2);
 	}
 	cmd = find_cmd(argv[1]);
 	if (!cmd)

@@ -15,7 +15,7 @@
 
 /* ---- formatting ---- */
 
-static const char *fmt_ratio(char *b, size_t n, double v)
+const char *bench_fmt_ratio(char *b, size_t n, double v)
 {
 	if (isnan(v))
 		snprintf(b, n, "n/a");
@@ -27,6 +27,28 @@ static const char *fmt_ratio(char *b, size_t n, double v)
 		snprintf(b, n, "%.2fx", v);
 	else
 		snprintf(b, n, "%.2gx", v);
+	return b;
+}
+
+#define fmt_ratio bench_fmt_ratio
+
+/* 1234567 as "1,234,567" (rounded to an integer); "-" for NAN. */
+const char *bench_fmt_thousands(char *b, size_t n, double v)
+{
+	char digits[32];
+	size_t len, k = 0;
+
+	if (isnan(v) || v < 0 || v >= 1e18) {
+		snprintf(b, n, "-");
+		return b;
+	}
+	len = (size_t)snprintf(digits, sizeof(digits), "%.0f", v);
+	for (size_t i = 0; i < len && k + 2 < n; i++) {
+		if (i && (len - i) % 3 == 0)
+			b[k++] = ',';
+		b[k++] = digits[i];
+	}
+	b[k] = 0;
 	return b;
 }
 
@@ -53,7 +75,7 @@ static double per_op(uint64_t count, uint64_t ops)
  * below one per operation (one window around a whole loop) prints as the
  * fraction itself, "2/1048576".
  */
-static const char *fmt_count(char *b, size_t n, uint64_t count, uint64_t ops)
+const char *bench_fmt_count(char *b, size_t n, uint64_t count, uint64_t ops)
 {
 	if (!ops)
 		snprintf(b, n, "-");
@@ -65,9 +87,12 @@ static const char *fmt_count(char *b, size_t n, uint64_t count, uint64_t ops)
 	return b;
 }
 
+#define fmt_count bench_fmt_count
+
 const char *bench_target_status(const struct bench_ratio *r)
 {
 	const struct bench_target *t;
+	bool met;
 
 	if (!r->target_key)
 		return "informative";
@@ -76,7 +101,20 @@ const char *bench_target_status(const struct bench_ratio *r)
 	if (!r->target_applies)
 		return "reported";
 	t = bench_target_find(r->target_key);
-	return r->value >= t->threshold ? "met" : "not met";
+	met = t->at_most ? r->value <= t->threshold : r->value >= t->threshold;
+	return met ? "met" : "not met";
+}
+
+/* A ratio's value: "5.00x", or for a count per operation "5" / "2/3". */
+static const char *fmt_value(char *b, size_t n, const struct bench_ratio *r,
+			     const struct bench_doc *doc)
+{
+	const struct bench_meas *m;
+
+	if (r->kind != BENCH_RATIO_COUNT)
+		return fmt_ratio(b, n, r->value);
+	m = &doc->cases[r->case_idx].m[r->num];
+	return fmt_count(b, n, m->counts.switches, m->counts.ops);
 }
 
 /* Status of a target over every ratio tied to it. */
@@ -175,8 +213,8 @@ static void print_ratios(FILE *f, const struct bench_doc *doc)
 
 	if (!doc->nratios)
 		return;
-	fprintf(f, "\nratios (speed vs reference, same repetitions; median "
-		   "and quartiles):\n");
+	fprintf(f, "\nratios (speed vs reference; median and quartiles "
+		   "where paired by repetition):\n");
 	for (int i = 0; i < doc->nratios; i++) {
 		const struct bench_ratio *r = &doc->ratios[i];
 		const struct bench_target *t =
@@ -184,7 +222,7 @@ static void print_ratios(FILE *f, const struct bench_doc *doc)
 
 		fprintf(f, "  %-62.62s %-9s %8s %-13s", r->what,
 			r->backend[0] ? r->backend : "",
-			fmt_ratio(v, sizeof(v), r->value),
+			fmt_value(v, sizeof(v), r, doc),
 			fmt_spread(q, sizeof(q), r));
 		if (t)
 			fprintf(f, "  target %s: %s", t->target,
@@ -195,9 +233,14 @@ static void print_ratios(FILE *f, const struct bench_doc *doc)
 
 void bench_print_table(FILE *f, const struct bench_doc *doc)
 {
-	fprintf(f, "uabench %s (reps %u, %s clock)\n", doc->subcommand,
-		doc->opts.reps, bench_clock_name());
-	for (int i = 0; i < doc->ncases; i++) {
+	if (!strcmp(doc->subcommand, "signal1"))
+		fprintf(f, "uabench signal1 (sampled by wall time)\n");
+	else
+		fprintf(f, "uabench %s (reps %u, %s clock)\n", doc->subcommand,
+			doc->opts.reps, bench_clock_name());
+	if (doc->print_cases)
+		doc->print_cases(f, doc, false);
+	for (int i = 0; i < doc->ncases && !doc->print_cases; i++) {
 		const struct bench_case_res *c = &doc->cases[i];
 
 		if (!i || !same_block(c, c - 1))
@@ -228,7 +271,7 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 	char v[32], q[40];
 
 	if (md)
-		fprintf(f, "| measure | backend | speed ratio | quartiles | "
+		fprintf(f, "| measure | backend | ratio or count | quartiles | "
 			   "target | status |\n|---|---|---|---|---|---|\n");
 	else
 		/* One more column: the section sign takes two bytes. */
@@ -249,7 +292,7 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 				any = true;
 				target_row(f, md, r->what,
 					   r->backend[0] ? r->backend : "-",
-					   fmt_ratio(v, sizeof(v), r->value),
+					   fmt_value(v, sizeof(v), r, docs[d]),
 					   fmt_spread(q, sizeof(q), r),
 					   t->target, bench_target_status(r));
 			}
@@ -267,6 +310,11 @@ struct jw {
 	FILE *f;
 	int depth;
 	bool first[16];
+};
+
+/* The writer subcommands see (uabench.h) is this one. */
+struct bench_json {
+	struct jw w;
 };
 
 static void jw_indent(struct jw *w)
@@ -358,6 +406,36 @@ static void jw_bool(struct jw *w, const char *key, bool v)
 {
 	jw_key(w, key);
 	fputs(v ? "true" : "false", w->f);
+}
+
+void bench_json_open(struct bench_json *w, const char *key, char c)
+{
+	jw_open(&w->w, key, c);
+}
+
+void bench_json_close(struct bench_json *w, char c)
+{
+	jw_close(&w->w, c);
+}
+
+void bench_json_str(struct bench_json *w, const char *key, const char *v)
+{
+	jw_str(&w->w, key, v);
+}
+
+void bench_json_num(struct bench_json *w, const char *key, double v)
+{
+	jw_num(&w->w, key, v);
+}
+
+void bench_json_uint(struct bench_json *w, const char *key, uint64_t v)
+{
+	jw_uint(&w->w, key, v);
+}
+
+void bench_json_bool(struct bench_json *w, const char *key, bool v)
+{
+	jw_bool(&w->w, key, v);
 }
 
 static void cpu_model(char *buf, size_t n)
@@ -470,6 +548,7 @@ static void jw_meas(struct jw *w, const struct bench_case_res *c,
 	       c->size && !m->unavailable ? (double)c->size * 1e9 / m->ns_med :
 					    NAN);
 	jw_num(w, "speed_vs_reference", m->ratio);
+	jw_num(w, "instructions_per_op", m->insns);
 	jw_open(w, "counts", '{');
 	jw_uint(w, "ops", m->counts.ops);
 	jw_uint(w, "switches", m->counts.switches);
@@ -504,8 +583,12 @@ static void jw_ratio(struct jw *w, const struct bench_doc *doc,
 {
 	const struct bench_case_res *c = &doc->cases[r->case_idx];
 
+	static const char *const kinds[] = { "speed", "count",
+					     "instructions" };
+
 	jw_open(w, NULL, '{');
 	jw_str(w, "name", r->name);
+	jw_str(w, "kind", kinds[r->kind]);
 	jw_str(w, "what", r->what);
 	jw_str(w, "group", c->group);
 	jw_str(w, "backend", r->backend[0] ? r->backend : NULL);
@@ -534,6 +617,7 @@ static void jw_targets(struct jw *w, struct bench_doc *const *docs, int ndocs,
 		jw_str(w, "measure", t->measure);
 		jw_str(w, "target", t->target);
 		jw_num(w, "threshold", t->threshold ? t->threshold : NAN);
+		jw_bool(w, "at_most", t->at_most);
 		jw_str(w, "status", st);
 		jw_str(w, "pending_reason", t->pending);
 		jw_open(w, "values", '[');
@@ -584,6 +668,11 @@ static void jw_doc(struct jw *w, struct bench_doc *doc, bool top)
 		jw_ratio(w, doc, &doc->ratios[i]);
 	jw_close(w, ']');
 	jw_targets(w, one, 1, false);
+	if (doc->json_extra) {
+		jw_open(w, "extra", '{');
+		doc->json_extra((struct bench_json *)w, doc);
+		jw_close(w, '}');
+	}
 	jw_close(w, '}');
 }
 
@@ -695,7 +784,8 @@ void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs)
 		"%s; uaccess %s; %.0f s of measurement.\n\n"
 		"Every figure is a speed ratio to the reference measured in "
 		"the same repetitions (reference time / time, median over "
-		"repetitions): above 1 is faster than the reference. "
+		"repetitions): above 1 is faster than the reference; "
+		"protection switch counts are exact counts per operation. "
 		"Absolute times are in results.json.\n\n"
 		"## DESIGN.md §5 targets\n\n",
 		cpu, sysconf(_SC_NPROCESSORS_ONLN), u.release,
@@ -705,18 +795,29 @@ void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs)
 		const struct bench_doc *doc = docs[d];
 		int from = 0;
 
-		fprintf(f, "\n## %s\n\nrepetitions: %u per method; ",
-			doc->subcommand, doc->opts.reps);
-		if (doc->opts.count)
-			fprintf(f, "%llu operations per repetition.\n",
+		fprintf(f, "\n## %s\n\n", doc->subcommand);
+		/* signal1 samples by time; its own table says how. */
+		if (!strcmp(doc->subcommand, "signal1"))
+			fprintf(f, "will-it-scale sampling (below).\n");
+		else if (doc->opts.count)
+			fprintf(f,
+				"repetitions: %u per method; %llu operations "
+				"per repetition.\n",
+				doc->opts.reps,
 				(unsigned long long)doc->opts.count);
 		else
 			fprintf(f,
-				"operations per repetition calibrated to "
-				"about %llu us, then fixed.\n",
+				"repetitions: %u per method; operations per "
+				"repetition calibrated to about %llu us, then "
+				"fixed.\n",
+				doc->opts.reps,
 				(unsigned long long)doc->opts.rep_us);
 		for (int i = 0; i < doc->nnotes; i++)
 			fprintf(f, "%s- %s\n", i ? "" : "\n", doc->notes[i]);
+		if (doc->print_cases) {
+			doc->print_cases(f, doc, true);
+			continue;
+		}
 		for (int i = 1; i <= doc->ncases; i++) {
 			if (i < doc->ncases &&
 			    same_block(&doc->cases[i], &doc->cases[from]))

@@ -165,6 +165,38 @@ static int plot_nofault(FILE *gp, const char *dir, const struct bench_doc *doc)
 	return 1;
 }
 
+/* Each raise configuration's speed relative to the host's raise(). */
+static int plot_raise(FILE *gp, const char *dir, const struct bench_doc *doc)
+{
+	const struct bench_case_res *c;
+	FILE *f;
+
+	if (!doc->ncases)
+		return 0;
+	c = &doc->cases[0];
+	f = open_in(dir, "data/raise.dat");
+	if (!f)
+		return -errno;
+	for (int i = 0; i < c->nmeth; i++) {
+		if (c->m[i].unavailable || isnan(c->m[i].ratio))
+			continue;
+		fprintf(f, "%s %.6g\n", c->m[i].method, c->m[i].ratio);
+	}
+	fclose(f);
+	fprintf(gp,
+		"%sset output 'raise.svg'\nunset logscale\n"
+		"set title 'signal round trip (raise, empty handler, "
+		"sigreturn): speed relative to host raise()'\n"
+		"set xlabel ''\nset ylabel 'speed ratio (log)'\n"
+		"set logscale y 10\nset grid ytics\nset key off\n"
+		"set style data histograms\nset style fill solid 0.7 border "
+		"-1\nset xtics rotate by 30 right\nset bmargin 10\n"
+		"plot 'data/raise.dat' using 2:xtic(1), 1 with lines lw 2\n"
+		"set xtics norotate\nset bmargin -1\n",
+		terminal);
+	return 1;
+}
+
 /* Each judged ratio as a fraction of its target: 1 is the line to reach. */
 static int plot_targets(FILE *gp, const char *dir,
 			struct bench_doc *const *docs, int ndocs)
@@ -185,6 +217,17 @@ static int plot_targets(FILE *gp, const char *dir,
 			    isnan(r->value))
 				continue;
 			t = bench_target_find(r->target_key);
+			if (r->kind == BENCH_RATIO_COUNT) {
+				/* A count at most the threshold: 1 is met. */
+				fprintf(f, "\"%s switches%s%s%s\" %.6g\n",
+					c->m[r->num].method,
+					r->backend[0] ? " [" : "", r->backend,
+					r->backend[0] ? "]" : "",
+					r->value > 0 ? t->threshold / r->value :
+						       1);
+				rows++;
+				continue;
+			}
 			fprintf(f, "\"%s vs %s%s%s%s\" %.6g\n",
 				c->m[r->num].method, c->m[r->den].method,
 				r->backend[0] ? " [" : "", r->backend,
@@ -252,6 +295,7 @@ int bench_plot(const char *dir, const char *gnuplot,
 {
 	const struct bench_doc *uc = doc_named(docs, ndocs, "usercopy");
 	const struct bench_doc *nf = doc_named(docs, ndocs, "nofault");
+	const struct bench_doc *rs = doc_named(docs, ndocs, "raise");
 	char sub[4096];
 	FILE *gp;
 	int n = 0, r;
@@ -275,6 +319,8 @@ int bench_plot(const char *dir, const char *gnuplot,
 					     "throughput vs size"));
 	if (nf && !r)
 		r = add_plot(&n, plot_nofault(gp, dir, nf));
+	if (rs && !r)
+		r = add_plot(&n, plot_raise(gp, dir, rs));
 	if (!r)
 		r = add_plot(&n, plot_targets(gp, dir, docs, ndocs));
 	if (fclose(gp) && !r)

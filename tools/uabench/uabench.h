@@ -27,6 +27,7 @@
 
 #define BENCH_MAX_METH 8
 #define BENCH_MAX_REPS 31
+#define BENCH_MAX_THREADS 1024 /* signal1 -t, will-it-scale's older cap */
 
 /* Exit codes: 2 is a usage error, as getopt-style tools do. */
 #define BENCH_EXIT_FAIL 1
@@ -38,6 +39,8 @@
 #define BOPT_BATCH (1u << 2)   /* --batch N */
 #define BOPT_OUTPUT (1u << 3)  /* -o DIR */
 #define BOPT_QUICK (1u << 4)   /* --quick */
+#define BOPT_WIS (1u << 5)     /* -t THREADS, -s SECONDS, -w WARMUP */
+#define BOPT_INSNS (1u << 6)   /* --no-insns */
 
 enum bench_clock {
 	BENCH_CLOCK_CPUTIME, /* CLOCK_THREAD_CPUTIME_ID, the default */
@@ -63,6 +66,10 @@ struct bench_opts {
 	uint64_t max_size;
 	uint64_t batch;
 	const char *outdir;
+	unsigned threads; /* signal1 -t */
+	double seconds;	  /* signal1 -s */
+	int warmup;	  /* signal1 -w; -1: not given */
+	bool no_insns;	  /* --no-insns: no instruction counts */
 };
 
 struct bench_doc;
@@ -94,6 +101,8 @@ struct bench_ctx {
  * @run: measure into @doc; 0 or a BENCH_EXIT_* code
  * @run_all: instead of @run, for a subcommand that does its own output
  * @in_report: `report` runs it
+ * @count_child: `uabench _count <name> METHOD N` (insns.c): run METHOD's
+ *	work N times, untimed, for an instruction count of the whole process
  */
 struct bench_cmd {
 	const char *name;
@@ -105,22 +114,33 @@ struct bench_cmd {
 	int (*run)(struct bench_ctx *ctx, struct bench_doc *doc);
 	int (*run_all)(struct bench_ctx *ctx);
 	bool in_report;
+	int (*count_child)(const char *method, uint64_t n);
 };
 
 extern const struct bench_cmd bench_cmd_usercopy;
 extern const struct bench_cmd bench_cmd_zero;
 extern const struct bench_cmd bench_cmd_nofault;
+extern const struct bench_cmd bench_cmd_signal1;
+extern const struct bench_cmd bench_cmd_raise;
+extern const struct bench_cmd bench_cmd_null_syscall;
 extern const struct bench_cmd bench_cmd_report;
 
 /* The table of subcommands, NULL-terminated (main.c). */
 extern const struct bench_cmd *const bench_cmds[];
 
-/* One way of doing a case's work: @fn performs @n operations. */
+/*
+ * One way of doing a case's work: @fn performs @n operations.  Work that
+ * needs a context of its own set up first (a guest task) gives @timed
+ * instead: it performs @n operations, returns their bench_now_ns() time
+ * and stores the exact ua_stats delta of those operations alone in @st,
+ * so neither the set-up's time nor its switches are counted.
+ */
 struct bench_method {
 	const char *name;
 	void (*fn)(void *arg, uint64_t n);
 	void *arg;
 	const char *unavailable; /* set: not run, the reason why */
+	double (*timed)(void *arg, uint64_t n, struct ua_stats *st);
 };
 
 /**
@@ -132,6 +152,8 @@ struct bench_method {
  * @ref: index of the reference method in @m
  * @ops_multiple: calibrated operation counts are a multiple of this (a
  *	method's batch), so per-operation counts come out exact
+ * @cap_rep_us: with a fixed count (-n), a method whose repetition would
+ *	take longer than this runs fewer operations (0: no cap)
  */
 struct bench_case {
 	const char *group;
@@ -141,6 +163,7 @@ struct bench_case {
 	int nmeth;
 	int ref;
 	uint64_t ops_multiple;
+	uint64_t cap_rep_us;
 	struct bench_method m[BENCH_MAX_METH];
 };
 
@@ -159,6 +182,7 @@ struct bench_meas {
 	double ns_med, ns_min, ns_max;
 	double ratio; /* median over reps of ref time / this time */
 	struct bench_counts counts;
+	double insns; /* instructions per operation; NAN: not counted */
 };
 
 struct bench_case_res {
@@ -177,10 +201,22 @@ struct bench_target {
 	const char *target;
 	double threshold;    /* met when ratio >= threshold */
 	const char *pending; /* set: not measurable yet, why */
+	bool at_most;	     /* a count: met when value <= threshold */
 };
 
 extern const struct bench_target bench_targets[];
 const struct bench_target *bench_target_find(const char *key);
+
+/*
+ * What a struct bench_ratio holds: a speed ratio (reference time / time),
+ * an exact count per operation of one method (switches per signal round
+ * trip), or an instruction ratio (reference instructions / instructions).
+ */
+enum bench_ratio_kind {
+	BENCH_RATIO_SPEED,
+	BENCH_RATIO_COUNT,
+	BENCH_RATIO_INSNS,
+};
 
 /* A ratio between two methods of one case, optionally against a target. */
 struct bench_ratio {
@@ -192,11 +228,18 @@ struct bench_ratio {
 	double q1, q3; /* its quartiles: the spread a reader should see */
 	const char *target_key; /* NULL: informative only */
 	bool target_applies;	/* false: "reported" (e.g. mprotect rows) */
+	enum bench_ratio_kind kind;
 };
+
+struct bench_json;
 
 /**
  * struct bench_doc - everything one subcommand measured
  * @notes: free-form remarks carried into JSON and Markdown
+ * @print_cases: set: prints the cases instead of the generic per-case
+ *	tables (terminal, or Markdown when @md)
+ * @json_extra: set: writes the members of the run's "extra" object
+ * @priv: the subcommand's own data for those two, freed by @priv_free
  */
 struct bench_doc {
 	const char *subcommand;
@@ -205,9 +248,13 @@ struct bench_doc {
 	int ncases, cap_cases;
 	struct bench_ratio *ratios;
 	int nratios, cap_ratios;
-	char notes[8][200];
+	char notes[8][240];
 	int nnotes;
 	double wall_s;
+	void (*print_cases)(FILE *f, const struct bench_doc *doc, bool md);
+	void (*json_extra)(struct bench_json *w, const struct bench_doc *doc);
+	void *priv;
+	void (*priv_free)(void *priv);
 };
 
 /* engine.c */
@@ -222,11 +269,18 @@ int bench_run_case(struct bench_ctx *ctx, const struct bench_case *c,
 void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
 		     const char *den, const char *target_key,
 		     bool target_applies, const char *what);
+void bench_ratio_set(struct bench_doc *doc, int case_idx, const char *num,
+		     const char *den, enum bench_ratio_kind kind, double value,
+		     const char *target_key, bool target_applies,
+		     const char *what);
 void bench_progress_done(struct bench_ctx *ctx);
+void bench_progress_line(struct bench_ctx *ctx, const char *what);
 void bench_doc_note(struct bench_doc *doc, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void bench_doc_free(struct bench_doc *doc);
 int bench_meas_index(const struct bench_case_res *c, const char *method);
+/* A new, zeroed case result for a subcommand that measures on its own. */
+struct bench_case_res *bench_case_add(struct bench_doc *doc);
 
 /* Keeps the compiler from folding away or merging benchmark operations. */
 #define bench_barrier() asm volatile("" ::: "memory")
@@ -254,6 +308,43 @@ int bench_write_json(FILE *f, struct bench_doc *const *docs, int ndocs,
 		     const struct bench_opts *report);
 void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs);
 const char *bench_target_status(const struct bench_ratio *r);
+const char *bench_fmt_ratio(char *b, size_t n, double v);
+const char *bench_fmt_count(char *b, size_t n, uint64_t count, uint64_t ops);
+const char *bench_fmt_thousands(char *b, size_t n, double v);
+
+/* output.c: the JSON writer, for a subcommand's "extra" members */
+void bench_json_open(struct bench_json *w, const char *key, char c);
+void bench_json_close(struct bench_json *w, char c);
+void bench_json_str(struct bench_json *w, const char *key, const char *v);
+void bench_json_num(struct bench_json *w, const char *key, double v);
+void bench_json_uint(struct bench_json *w, const char *key, uint64_t v);
+void bench_json_bool(struct bench_json *w, const char *key, bool v);
+
+/*
+ * insns.c: instructions per operation, counted in child processes
+ * (`uabench _count SUB METHOD N`) with the CPU's counter through
+ * perf_event_open when the kernel offers it, else under
+ * valgrind --tool=callgrind; a run of 2N less a run of N leaves N
+ * operations exactly, without start-up and set-up.
+ */
+struct bench_insn_job {
+	const char *method; /* as count_child knows it */
+	uint64_t n;
+	double per_op; /* out: NAN when not counted */
+};
+
+enum bench_insn_source {
+	BENCH_INSNS_NONE,
+	BENCH_INSNS_PERF,	/* user and kernel instructions */
+	BENCH_INSNS_PERF_USER,	/* user space only (perf_event_paranoid) */
+	BENCH_INSNS_CALLGRIND,	/* user space only */
+};
+
+enum bench_insn_source bench_insns_source(const char **why);
+const char *bench_insns_source_name(enum bench_insn_source s);
+int bench_count_insns(struct bench_ctx *ctx, const char *sub,
+		      struct bench_insn_job *jobs, int njobs);
+int bench_count_child_main(int argc, char **argv);
 
 /* plot.c; bench_plot: 0, a negative errno, or 1 when gnuplot failed */
 const char *bench_find_gnuplot(void);
