@@ -19,11 +19,15 @@
 static int level_prot(int level, int guest_prot)
 {
 	switch (level) {
-	case UA_MODE_GUEST: return guest_prot;
+	case UA_MODE_GUEST:
+		return guest_prot;
 	case UA_MODE_WRITE:
-	case UA_MODE_RW: return guest_prot & (PROT_READ | PROT_WRITE);
-	case UA_MODE_READ: return guest_prot & PROT_READ;
-	default: return PROT_NONE;
+	case UA_MODE_RW:
+		return guest_prot & (PROT_READ | PROT_WRITE);
+	case UA_MODE_READ:
+		return guest_prot & PROT_READ;
+	default:
+		return PROT_NONE;
 	}
 }
 

@@ -77,12 +77,13 @@ static void report_enospc(void)
 {
 	char msg[320];
 
-	snprintf(msg, sizeof(msg),
-		 "uaccess: no protection key left for a new pkey space "
-		 "(pkey_alloc: ENOSPC; uaccess spaces hold %d of the at most 15 "
-		 "keys x86 gives a process): destroy a pkey space, or create "
-		 "this one with UA_PROTECT_MPROTECT\n",
-		 atomic_load(&keys_held));
+	snprintf(
+		msg, sizeof(msg),
+		"uaccess: no protection key left for a new pkey space "
+		"(pkey_alloc: ENOSPC; uaccess spaces hold %d of the at most 15 "
+		"keys x86 gives a process): destroy a pkey space, or create "
+		"this one with UA_PROTECT_MPROTECT\n",
+		atomic_load(&keys_held));
 	ua__write_str(2, msg);
 }
 

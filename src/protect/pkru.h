@@ -54,9 +54,12 @@ static inline void ua__wrpkru(uint32_t v)
 static inline uint32_t ua__pkru_bits(int key, int mode)
 {
 	switch (mode) {
-	case UA_MODE_LOCKED: return UA_PKRU_MASK(key);
-	case UA_MODE_READ: return UA_PKRU_WD(key);
-	default: return 0;
+	case UA_MODE_LOCKED:
+		return UA_PKRU_MASK(key);
+	case UA_MODE_READ:
+		return UA_PKRU_WD(key);
+	default:
+		return 0;
 	}
 }
 

@@ -21,10 +21,14 @@
 const char *ua_protect_name(enum ua_protect p)
 {
 	switch (p) {
-	case UA_PROTECT_AUTO: return "auto";
-	case UA_PROTECT_NONE: return "none";
-	case UA_PROTECT_MPROTECT: return "mprotect";
-	case UA_PROTECT_PKEY: return "pkey";
+	case UA_PROTECT_AUTO:
+		return "auto";
+	case UA_PROTECT_NONE:
+		return "none";
+	case UA_PROTECT_MPROTECT:
+		return "mprotect";
+	case UA_PROTECT_PKEY:
+		return "pkey";
 	}
 	return "?";
 }
@@ -32,10 +36,14 @@ const char *ua_protect_name(enum ua_protect p)
 static const struct ua_protect_ops *ops_of(enum ua_protect p)
 {
 	switch (p) {
-	case UA_PROTECT_NONE: return &ua__protect_none;
-	case UA_PROTECT_MPROTECT: return &ua__protect_mprotect;
-	case UA_PROTECT_PKEY: return &ua__protect_pkey;
-	default: return NULL;
+	case UA_PROTECT_NONE:
+		return &ua__protect_none;
+	case UA_PROTECT_MPROTECT:
+		return &ua__protect_mprotect;
+	case UA_PROTECT_PKEY:
+		return &ua__protect_pkey;
+	default:
+		return NULL;
 	}
 }
 
@@ -168,7 +176,7 @@ void ua__protect_window_close(int kind)
 
 static const char *kind_name(int kind)
 {
-	return kind == UA_WIN_READ ? "read" :
+	return kind == UA_WIN_READ  ? "read" :
 	       kind == UA_WIN_WRITE ? "write" :
 				      "read-write";
 }
@@ -240,8 +248,8 @@ void ua_protect_unlock(struct ua_space *sp)
 	int from;
 
 	if (ua_self.guest_space)
-		ua__die("ua_protect_unlock: the thread is already in guest mode "
-			"(unlock without a matching lock)");
+		ua__die("ua_protect_unlock: the thread is already in guest "
+			"mode (unlock without a matching lock)");
 	if (ua_self.win_kind && (UA_DEBUG_WINDOWS || ua_self.win_space != sp))
 		ua__die("ua_protect_unlock: a %s window opened at %s:%d is "
 			"still open on the way back to guest mode",

@@ -49,11 +49,20 @@ Test(backend, adjacent_mappings_keep_their_own_protection)
 		bool ok = true;
 
 		switch (modes[m]) {
-		case T_READWIN: ok = ua_user_read_access_begin(base, 1); break;
-		case T_WRITEWIN: ok = ua_user_write_access_begin(base, 1); break;
-		case T_RWWIN: ok = ua_user_access_begin(base, 1); break;
-		case T_GUEST: ua_protect_unlock(env.sp); break;
-		default: break;
+		case T_READWIN:
+			ok = ua_user_read_access_begin(base, 1);
+			break;
+		case T_WRITEWIN:
+			ok = ua_user_write_access_begin(base, 1);
+			break;
+		case T_RWWIN:
+			ok = ua_user_access_begin(base, 1);
+			break;
+		case T_GUEST:
+			ua_protect_unlock(env.sp);
+			break;
+		default:
+			break;
 		}
 		cr_assert(ok);
 		for (int i = 0; i < 4; i++)
@@ -61,11 +70,20 @@ Test(backend, adjacent_mappings_keep_their_own_protection)
 				       t_expect(env.sp, modes[m], prots[i]),
 				       "mode %d, page %d", modes[m], i);
 		switch (modes[m]) {
-		case T_READWIN: ua_user_read_access_end(); break;
-		case T_WRITEWIN: ua_user_write_access_end(); break;
-		case T_RWWIN: ua_user_access_end(); break;
-		case T_GUEST: ua_protect_lock(env.sp); break;
-		default: break;
+		case T_READWIN:
+			ua_user_read_access_end();
+			break;
+		case T_WRITEWIN:
+			ua_user_write_access_end();
+			break;
+		case T_RWWIN:
+			ua_user_access_end();
+			break;
+		case T_GUEST:
+			ua_protect_lock(env.sp);
+			break;
+		default:
+			break;
 		}
 		for (int i = 0; i < 4; i++)
 			t_assert_probe(base + i * T_PG + 17,
@@ -137,8 +155,9 @@ Test(backend, key_budget)
 		/* x86 has 15 keys for user space; env.sp holds one. */
 		cr_assert(n >= 1 && n <= 14, "%d pkey spaces", n);
 		cr_assert_eq(err, ENOSPC);
-		cr_assert_not_null(strstr(msg, "uaccess: no protection key left "
-					       "for a new pkey space"),
+		cr_assert_not_null(strstr(msg,
+					  "uaccess: no protection key left "
+					  "for a new pkey space"),
 				   "%s", msg);
 		cr_assert_not_null(strstr(msg, "UA_PROTECT_MPROTECT"), "%s",
 				   msg);
@@ -187,7 +206,9 @@ static uint32_t rdpkru(void)
 
 static void wrpkru(uint32_t v)
 {
-	asm volatile(".byte 0x0f, 0x01, 0xef" : : "a"(v), "c"(0), "d"(0)
+	asm volatile(".byte 0x0f, 0x01, 0xef"
+		     :
+		     : "a"(v), "c"(0), "d"(0)
 		     : "memory");
 }
 #endif

@@ -93,9 +93,10 @@ Test(modes, window_opens_the_whole_space)
 
 static int scoped_read(const uint32_t *p, uint32_t *out)
 {
-	ua_scoped_user_read_access(p, efault) {
-		t_assert_probe(p, t_expect(env.sp, T_READWIN,
-					   PROT_READ | PROT_WRITE));
+	ua_scoped_user_read_access(p, efault)
+	{
+		t_assert_probe(
+			p, t_expect(env.sp, T_READWIN, PROT_READ | PROT_WRITE));
 		ua_unsafe_get_user(*out, p, efault);
 		return 0;
 	}
@@ -105,7 +106,8 @@ efault:
 
 static int scoped_write_fault(uint32_t *p)
 {
-	ua_scoped_user_write_access_size(p, 8, efault) {
+	ua_scoped_user_write_access_size(p, 8, efault)
+	{
 		ua_unsafe_put_user(1u, p, efault);
 		ua_unsafe_put_user(2u, p + 1, efault);
 	}

@@ -45,8 +45,8 @@ static void expect_backend(enum ua_protect p, const char *env,
 	sp = create(p, env, &err, &cap);
 	cr_assert_not_null(sp, "protect=%d UA_PROTECT=%s: errno %d, %s", p,
 			   env ? env : "(unset)", err, cap.text);
-	cr_assert_eq(ua_space_protect(sp), want, "protect=%d UA_PROTECT=%s",
-		     p, env ? env : "(unset)");
+	cr_assert_eq(ua_space_protect(sp), want, "protect=%d UA_PROTECT=%s", p,
+		     env ? env : "(unset)");
 	cr_assert_eq(cap.text[0], 0, "no message: %s", cap.text);
 	ua_space_destroy(sp);
 }
@@ -63,8 +63,8 @@ Test(select, explicit_requests)
 
 Test(select, environment_for_auto)
 {
-	enum ua_protect best = have_pkey(NULL) ? UA_PROTECT_PKEY :
-						 UA_PROTECT_MPROTECT;
+	enum ua_protect best =
+		have_pkey(NULL) ? UA_PROTECT_PKEY : UA_PROTECT_MPROTECT;
 
 	expect_backend(UA_PROTECT_AUTO, "none", UA_PROTECT_NONE);
 	expect_backend(UA_PROTECT_AUTO, "mprotect", UA_PROTECT_MPROTECT);
@@ -90,8 +90,7 @@ static void expect_bad_env(const char *value)
 	char want[128];
 	int err;
 
-	cr_assert_null(create(UA_PROTECT_AUTO, value, &err, &cap), "%s",
-		       value);
+	cr_assert_null(create(UA_PROTECT_AUTO, value, &err, &cap), "%s", value);
 	cr_assert_eq(err, EINVAL, "UA_PROTECT=%s", value);
 	snprintf(want, sizeof(want),
 		 "uaccess: UA_PROTECT='%s' is not one of: auto, none, "
@@ -115,7 +114,7 @@ Test(select, unknown_opts_value_is_einval)
 
 	cr_assert_null(create((enum ua_protect)4, NULL, &err, &cap));
 	cr_assert_eq(err, EINVAL);
-	cr_assert_null(create((enum ua_protect)-1, NULL, &err, &cap));
+	cr_assert_null(create((enum ua_protect) - 1, NULL, &err, &cap));
 	cr_assert_eq(err, EINVAL);
 }
 

@@ -187,8 +187,8 @@ Test(violation, plain_write_inside_a_read_window)
 		return;
 	}
 	check_report(&c, "write", env.buf + 8,
-		     "inside a read-only access window",
-		     (void *)t_plain_write, "t_plain_write");
+		     "inside a read-only access window", (void *)t_plain_write,
+		     "t_plain_write");
 }
 
 /* The accesses a window allows go through, plain or not. */
@@ -285,8 +285,8 @@ Test(violation, unsafe_put_inside_a_read_window)
 		return;
 	}
 	check_report(&c, "write", env.buf + 4,
-		     "inside a read-only access window", UNSAFE_IP(t_unsafe_put),
-		     "t_unsafe_put");
+		     "inside a read-only access window",
+		     UNSAFE_IP(t_unsafe_put), "t_unsafe_put");
 	cr_assert_not_null(strstr(c.err, "uaccess: the instruction has an "
 					 "exception-table fixup; it is not "
 					 "taken"),

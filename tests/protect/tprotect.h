@@ -64,17 +64,20 @@ static inline int t_expect(struct ua_space *sp, enum t_mode mode, int prot)
 	if (ua_space_protect(sp) == UA_PROTECT_NONE || mode == T_GUEST)
 		return g;
 	switch (mode) {
-	case T_LOCKED: return 0;
-	case T_READWIN: return g & T_R;
-	default: return g;
+	case T_LOCKED:
+		return 0;
+	case T_READWIN:
+		return g & T_R;
+	default:
+		return g;
 	}
 }
 
-#define t_assert_probe(p, want, ...)                                       \
-	do {                                                               \
-		int __got = ua__protect_probe(p), __want = (want);         \
-		cr_assert_eq(__got, __want,                                \
-			     "probe %d, expected %d: " __VA_ARGS__);       \
+#define t_assert_probe(p, want, ...)                                 \
+	do {                                                         \
+		int __got = ua__protect_probe(p), __want = (want);   \
+		cr_assert_eq(__got, __want,                          \
+			     "probe %d, expected %d: " __VA_ARGS__); \
 	} while (0)
 
 static inline bool t_is(struct ua_space *sp, enum ua_protect p)
@@ -83,22 +86,22 @@ static inline bool t_is(struct ua_space *sp, enum ua_protect p)
 }
 
 /* Assert the calling thread's counters since the last ua_stats_reset(). */
-#define t_assert_stats(sw, win, fx, ...)                                    \
-	do {                                                                \
-		struct ua_stats __st;                                       \
-		ua_stats_get(&__st);                                        \
-		cr_assert_eq(__st.switches, (uint64_t)(sw),                 \
-			     "switches %llu, expected %llu: " __VA_ARGS__,  \
-			     (unsigned long long)__st.switches,             \
-			     (unsigned long long)(sw));                     \
-		cr_assert_eq(__st.windows, (uint64_t)(win),                 \
-			     "windows %llu, expected %llu: " __VA_ARGS__,   \
-			     (unsigned long long)__st.windows,              \
-			     (unsigned long long)(win));                    \
-		cr_assert_eq(__st.fixups, (uint64_t)(fx),                   \
-			     "fixups %llu, expected %llu: " __VA_ARGS__,    \
-			     (unsigned long long)__st.fixups,               \
-			     (unsigned long long)(fx));                     \
+#define t_assert_stats(sw, win, fx, ...)                                   \
+	do {                                                               \
+		struct ua_stats __st;                                      \
+		ua_stats_get(&__st);                                       \
+		cr_assert_eq(__st.switches, (uint64_t)(sw),                \
+			     "switches %llu, expected %llu: " __VA_ARGS__, \
+			     (unsigned long long)__st.switches,            \
+			     (unsigned long long)(sw));                    \
+		cr_assert_eq(__st.windows, (uint64_t)(win),                \
+			     "windows %llu, expected %llu: " __VA_ARGS__,  \
+			     (unsigned long long)__st.windows,             \
+			     (unsigned long long)(win));                   \
+		cr_assert_eq(__st.fixups, (uint64_t)(fx),                  \
+			     "fixups %llu, expected %llu: " __VA_ARGS__,   \
+			     (unsigned long long)__st.fixups,              \
+			     (unsigned long long)(fx));                    \
 	} while (0)
 
 /* The outcome of t_child(): wait status and everything written to stderr. */
@@ -134,7 +137,8 @@ static inline void t_child(void (*fn)(void *), void *arg, struct t_child *c)
 	}
 	close(fds[1]);
 	while (len < sizeof(c->err) - 1 &&
-	       (n = read(fds[0], c->err + len, sizeof(c->err) - 1 - len)) != 0) {
+	       (n = read(fds[0], c->err + len, sizeof(c->err) - 1 - len)) !=
+		       0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		cr_assert_gt(n, 0);
