@@ -224,12 +224,12 @@ static int run_addr(struct bench_ctx *ctx, struct bench_doc *doc,
 		.size = 8,
 		.nmeth = a->expect_fault ? 5 : 6,
 		.ref = 2,
-		.m = { { "get_kernel_nofault", nf_get, a, NULL },
-		       { "copy_from_kernel_nofault", nf_copy, a, NULL },
-		       { "process_vm_readv", nf_pvr, a, pvr_why },
-		       { "pipe_write", nf_pipe, a, NULL },
-		       { "sigsetjmp_probe", nf_probe, a, NULL },
-		       { "plain_load", nf_plain, a, NULL } },
+		.m = { { "get_kernel_nofault", nf_get, a, NULL, NULL },
+		       { "copy_from_kernel_nofault", nf_copy, a, NULL, NULL },
+		       { "process_vm_readv", nf_pvr, a, pvr_why, NULL },
+		       { "pipe_write", nf_pipe, a, NULL, NULL },
+		       { "sigsetjmp_probe", nf_probe, a, NULL, NULL },
+		       { "plain_load", nf_plain, a, NULL, NULL } },
 	};
 
 	return bench_run_case(ctx, &c, doc);

@@ -105,8 +105,8 @@ static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 		.label = "round trip",
 		.nmeth = 2,
 		.ref = 0,
-		.m = { { "getppid", ns_getppid, NULL, NULL },
-		       { "ua_sys_nop", ns_nop, NULL, NULL } },
+		.m = { { "getppid", ns_getppid, NULL, NULL, NULL },
+		       { "ua_sys_nop", ns_nop, NULL, NULL, NULL } },
 	};
 	struct ua_task_opts to = { .stack_size = GUEST_STACK };
 	struct ns_guest g = { ctx, &c, doc, -1 };
@@ -145,12 +145,13 @@ static void ns_print(FILE *f, const struct bench_doc *doc, bool md)
 		"getppid(), %s clock,\nmedian of %u repetitions, speed paired "
 		"by repetition; switches exact;\ninstructions: %s%s%s\n\n",
 		md ? "" : "null_syscall: ", bench_clock_name(), doc->opts.reps,
-		bench_insns_source_name(np->insn_src),
-		np->insn_why ? ", " : "", np->insn_why ? np->insn_why : "");
+		bench_insns_source_name(np->insn_src), np->insn_why ? ", " : "",
+		np->insn_why ? np->insn_why : "");
 	if (md)
-		fprintf(f, "| call | backend | ns per call | speed vs getppid | "
-			   "switches per call | instructions per call |\n"
-			   "|---|---|---|---|---|---|\n");
+		fprintf(f,
+			"| call | backend | ns per call | speed vs getppid | "
+			"switches per call | instructions per call |\n"
+			"|---|---|---|---|---|---|\n");
 	else
 		fprintf(f, "  %-22s %-9s %10s %9s %9s %13s\n", "call",
 			"backend", "ns/call", "vs getppid", "switches",
@@ -162,9 +163,8 @@ static void ns_print(FILE *f, const struct bench_doc *doc, bool md)
 			const struct bench_meas *m = &c->m[k];
 
 			snprintf(name, sizeof(name), "%s()", m->method);
-			snprintf(a, sizeof(a), m->ns_med >= 100 ? "%.0f" :
-								  "%.1f",
-				 m->ns_med);
+			snprintf(a, sizeof(a),
+				 m->ns_med >= 100 ? "%.0f" : "%.1f", m->ns_med);
 			bench_fmt_ratio(b, sizeof(b), m->ratio);
 			bench_fmt_count(sw, sizeof(sw), m->counts.switches,
 					m->counts.ops);
@@ -210,8 +210,8 @@ static void ns_insns(struct bench_ctx *ctx, struct bench_doc *doc,
 	for (int i = 0; i < doc->ncases; i++) {
 		snprintf(names[i], sizeof(names[i]), "nop_%s",
 			 doc->cases[i].backend);
-		jobs[nj++] = (struct bench_insn_job){ names[i], INSN_COUNT,
-						      NAN };
+		jobs[nj++] =
+			(struct bench_insn_job){ names[i], INSN_COUNT, NAN };
 	}
 	bench_count_insns(ctx, "null_syscall", jobs, nj);
 	for (int i = 0; i < doc->ncases; i++) {

@@ -218,8 +218,8 @@ static void raise_print(FILE *f, const struct bench_doc *doc, bool md)
 		"repetition; vs none: ratio of\nmedians; switches exact; "
 		"instructions: %s%s%s\n\n",
 		md ? "" : "raise: ", doc->opts.reps,
-		bench_insns_source_name(rp->insn_src),
-		rp->insn_why ? ", " : "", rp->insn_why ? rp->insn_why : "");
+		bench_insns_source_name(rp->insn_src), rp->insn_why ? ", " : "",
+		rp->insn_why ? rp->insn_why : "");
 	if (md)
 		fprintf(f, "| configuration | ms per 100,000 | ns per round "
 			   "trip | vs host raise() | vs none, same mode | "
@@ -242,7 +242,8 @@ static void raise_print(FILE *f, const struct bench_doc *doc, bool md)
 		}
 		capped |= doc->opts.count && m->ops < doc->opts.count;
 		snprintf(a, sizeof(a), "%.1f%s", m->ns_med / 10.0,
-			 doc->opts.count && m->ops < doc->opts.count ? "*" : "");
+			 doc->opts.count && m->ops < doc->opts.count ? "*" :
+								       "");
 		snprintf(b, sizeof(b), "%.0f", m->ns_med);
 		bench_fmt_ratio(d, sizeof(d), m->ratio);
 		if (isnan(vs_none))
@@ -257,8 +258,8 @@ static void raise_print(FILE *f, const struct bench_doc *doc, bool md)
 			fprintf(f, "| %s | %s | %s | %s | %s | %s | %s |\n", t,
 				a, b, d, e, sw, g);
 		else
-			fprintf(f, "  %-27s %12s %10s %8s %8s %9s %13s\n", t,
-				a, b, d, e, sw, g);
+			fprintf(f, "  %-27s %12s %10s %8s %8s %9s %13s\n", t, a,
+				b, d, e, sw, g);
 	}
 	if (capped)
 		fprintf(f,
@@ -305,8 +306,9 @@ static void add_ratios(struct bench_doc *doc, int idx, unsigned set)
 	bench_ratio_add(doc, idx, "per_access_none", "host", NULL, false,
 			"signal round trip, engine per-access (none) vs host");
 	set_backend(doc, "none");
-	bench_ratio_add(doc, idx, "block_none", "host_tgkill", NULL, false,
-			"engine block (none) vs host tgkill() (no sigprocmask)");
+	bench_ratio_add(
+		doc, idx, "block_none", "host_tgkill", NULL, false,
+		"engine block (none) vs host tgkill() (no sigprocmask)");
 	set_backend(doc, "none");
 	bench_ratio_add(doc, idx, "block_none", "per_access_none", NULL, false,
 			"block frames vs per-access frames (none)");
@@ -453,13 +455,13 @@ static int raise_run(struct bench_ctx *ctx, struct bench_doc *doc)
 		bench_die("raise: sigaction: %s", strerror(errno));
 	rp->case_idx = bench_run_case(ctx, &c, doc);
 	sigaction(RAISE_SIG, &old, NULL);
+	bench_doc_note(doc, "host raise() is glibc's: rt_sigprocmask, tgkill, "
+			    "rt_sigprocmask, then delivery and rt_sigreturn; "
+			    "host_tgkill is the bare tgkill");
 	bench_doc_note(doc,
-		       "host raise() is glibc's: rt_sigprocmask, tgkill, "
-		       "rt_sigprocmask, then delivery and rt_sigreturn; "
-		       "host_tgkill is the bare tgkill");
-	bench_doc_note(doc, "each engine repetition is a fresh guest task "
-			    "that times its own loop after %d warm-up "
-			    "raises: task start and exit are not timed",
+		       "each engine repetition is a fresh guest task "
+		       "that times its own loop after %d warm-up "
+		       "raises: task start and exit are not timed",
 		       WARM_RAISES);
 	add_ratios(doc, rp->case_idx, set);
 	add_insns(ctx, doc, rp);

@@ -57,8 +57,8 @@ struct s1_cfg {
 	enum ua_protect p;
 	struct s1_sample warm[MAX_WARMUP], meas[BENCH_MAX_REPS];
 	uint64_t average;
-	uint64_t ops;	  /* round trips counted over the measurement */
-	double cpu_s;	  /* CPU time of all tasks over the measurement */
+	uint64_t ops;	    /* round trips counted over the measurement */
+	double cpu_s;	    /* CPU time of all tasks over the measurement */
 	struct ua_stats st; /* over COUNT_RAISES round trips (task 0) */
 };
 
@@ -96,7 +96,8 @@ static void empty_handler(int sig)
 static void count_one(_Atomic uint64_t *c)
 {
 	/* One writer: a relaxed load and store, as will-it-scale's ++. */
-	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1,
+	atomic_store_explicit(c,
+			      atomic_load_explicit(c, memory_order_relaxed) + 1,
 			      memory_order_relaxed);
 }
 
@@ -112,7 +113,8 @@ static void bind_cpu(pthread_t th, unsigned idx)
 	if (n <= 0)
 		return;
 	for (int cpu = 0, seen = 0; cpu < CPU_SETSIZE; cpu++) {
-		if (CPU_ISSET(cpu, &allowed) && seen++ == (int)(idx % (unsigned)n)) {
+		if (CPU_ISSET(cpu, &allowed) &&
+		    seen++ == (int)(idx % (unsigned)n)) {
 			k = cpu;
 			break;
 		}
@@ -224,7 +226,8 @@ static double wall_s(void)
 
 static void sleep_until(double t)
 {
-	struct timespec ts = { (time_t)t, (long)((t - (double)(time_t)t) * 1e9) };
+	struct timespec ts = { (time_t)t,
+			       (long)((t - (double)(time_t)t) * 1e9) };
 
 	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
 	       EINTR)
@@ -236,8 +239,8 @@ static void sleep_until(double t)
  * that really passed (will-it-scale prints the raw deltas of a sleep(1);
  * scaling only matters when the sleep overran).
  */
-static struct s1_sample sample(struct s1_shared *sh, unsigned n,
-			       uint64_t *prev, double dt, uint64_t *ops)
+static struct s1_sample sample(struct s1_shared *sh, unsigned n, uint64_t *prev,
+			       double dt, uint64_t *ops)
 {
 	struct s1_sample s = { UINT64_MAX, 0, 0 };
 
@@ -378,9 +381,9 @@ static void fill_case(struct s1_priv *pv, struct bench_doc *doc)
 						   (double)cf->meas[k].total :
 					   NAN;
 		}
-		m->ns_med = cf->average ? 1e9 * pv->threads /
-						  (double)cf->average :
-					  NAN;
+		m->ns_med = cf->average ?
+				    1e9 * pv->threads / (double)cf->average :
+				    NAN;
 		m->ns_min = m->ns_max = m->ns[0];
 		for (int k = 1; k < pv->nmeas; k++) {
 			m->ns_min = fmin(m->ns_min, m->ns[k]);
@@ -419,8 +422,8 @@ static void add_ratios(struct s1_priv *pv, struct bench_doc *doc)
 {
 	for (int i = 1; i < pv->ncfg; i++) {
 		const struct s1_cfg *cf = &pv->cfg[i], *nn = none_of(pv, cf);
-		const char *mode = cf->mode == UA_FRAME_BLOCK ? "block" :
-								"per-access";
+		const char *mode =
+			cf->mode == UA_FRAME_BLOCK ? "block" : "per-access";
 		char what[160];
 		struct bench_ratio *r;
 
@@ -492,7 +495,8 @@ static void s1_print(FILE *f, const struct bench_doc *doc, bool md)
 	fprintf(f,
 		"\n%s%u task%s, %d sample%s of %.3g s after %d warm-up; "
 		"average: round trips\nper second, all tasks (will-it-scale's "
-		"figure); per CPU-s: per second of the tasks'\nCPU time; ratios "
+		"figure); per CPU-s: per second of the tasks'\nCPU time; "
+		"ratios "
 		"of averages (runs one after another, not paired);\nswitches "
 		"per round trip exact\n\n",
 		md ? "" : "signal1: ", pv->threads, pv->threads == 1 ? "" : "s",
@@ -509,17 +513,16 @@ static void s1_print(FILE *f, const struct bench_doc *doc, bool md)
 		const struct s1_cfg *cf = &pv->cfg[i], *no = none_of(pv, cf);
 
 		bench_fmt_thousands(a, sizeof(a), (double)cf->average);
-		bench_fmt_thousands(c, sizeof(c),
-				    cf->cpu_s > 0 ? (double)cf->ops / cf->cpu_s :
-						    NAN);
+		bench_fmt_thousands(
+			c, sizeof(c),
+			cf->cpu_s > 0 ? (double)cf->ops / cf->cpu_s : NAN);
 		bench_fmt_ratio(h, sizeof(h), avg_ratio(cf, &pv->cfg[0]));
 		if (cf->host)
 			snprintf(nn, sizeof(nn), "-");
 		else
 			bench_fmt_ratio(nn, sizeof(nn),
 					no ? avg_ratio(cf, no) : NAN);
-		bench_fmt_count(sw, sizeof(sw), cf->st.switches,
-				COUNT_RAISES);
+		bench_fmt_count(sw, sizeof(sw), cf->st.switches, COUNT_RAISES);
 		cfg_title(t, sizeof(t), cf);
 		if (md)
 			fprintf(f, "| %s | %s | %s | %s | %s | %s |\n", t, a, c,
@@ -561,7 +564,7 @@ static void s1_json(struct bench_json *w, const struct bench_doc *doc)
 		bench_json_str(w, "name", cf->name);
 		bench_json_str(w, "kind", cf->host ? "host" : "engine");
 		bench_json_str(w, "frame_mode",
-			       cf->host ? NULL :
+			       cf->host			  ? NULL :
 			       cf->mode == UA_FRAME_BLOCK ? "block" :
 							    "per-access");
 		bench_json_str(w, "backend",

@@ -430,8 +430,8 @@ static void run_const(struct bench_ctx *ctx, struct bench_doc *doc,
 			.nmeth = 2,
 			.ref = 0,
 			.ops_multiple = ctx->opts.batch,
-			.m = { { "runtime", from_window, a, NULL },
-			       { "constant", const_fns[k], a, NULL } },
+			.m = { { "runtime", from_window, a, NULL, NULL },
+			       { "constant", const_fns[k], a, NULL, NULL } },
 		};
 		int idx;
 
@@ -455,8 +455,8 @@ static void run_load(struct bench_ctx *ctx, struct bench_doc *doc,
 		.size = 8,
 		.nmeth = 2,
 		.ref = 0,
-		.m = { { "plain", load_plain, a, NULL },
-		       { "unsafe_get_user", load_window, a, NULL } },
+		.m = { { "plain", load_plain, a, NULL, NULL },
+		       { "unsafe_get_user", load_window, a, NULL, NULL } },
 	};
 	int idx = bench_run_case(ctx, &c, doc);
 

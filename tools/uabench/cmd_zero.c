@@ -86,9 +86,9 @@ static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 		.size = BLOCK,
 		.nmeth = 3,
 		.ref = 0,
-		.m = { { "memset", zero_memset, &a, NULL },
-		       { "clear_user", zero_clear_user, &a, NULL },
-		       { "iov_iter_zero", zero_iter, &a, NULL } },
+		.m = { { "memset", zero_memset, &a, NULL, NULL },
+		       { "clear_user", zero_clear_user, &a, NULL, NULL },
+		       { "iov_iter_zero", zero_iter, &a, NULL, NULL } },
 	};
 	struct bench_space s;
 	bool target;

@@ -262,8 +262,7 @@ static void progress(struct bench_ctx *ctx, const struct bench_case *c)
 	char what[128];
 
 	snprintf(what, sizeof(what), "%s%s%s %s", c->group,
-		 c->backend ? " " : "", c->backend ? c->backend : "",
-		 c->label);
+		 c->backend ? " " : "", c->backend ? c->backend : "", c->label);
 	bench_progress_line(ctx, what);
 }
 
@@ -455,7 +454,8 @@ void bench_ratio_set(struct bench_doc *doc, int case_idx, const char *num,
 		     const char *what)
 {
 	const struct bench_case_res *c = &doc->cases[case_idx];
-	int a = bench_meas_index(c, num), b = den ? bench_meas_index(c, den) : a;
+	int a = bench_meas_index(c, num),
+	    b = den ? bench_meas_index(c, den) : a;
 	static const char *const suffix[] = { "", "_per_op", "_insns" };
 	struct bench_ratio *r;
 

@@ -219,8 +219,8 @@ static int spawn(const char *self, const char *sub, const char *method,
 /* The count a finished child printed; 0 when there is none. */
 static uint64_t child_count(const struct child *c, enum bench_insn_source src)
 {
-	const char *key = src == BENCH_INSNS_CALLGRIND ? "Collected :" :
-							 "instructions:";
+	const char *key =
+		src == BENCH_INSNS_CALLGRIND ? "Collected :" : "instructions:";
 	char buf[8192];
 	ssize_t len;
 	char *p;

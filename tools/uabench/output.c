@@ -583,8 +583,7 @@ static void jw_ratio(struct jw *w, const struct bench_doc *doc,
 {
 	const struct bench_case_res *c = &doc->cases[r->case_idx];
 
-	static const char *const kinds[] = { "speed", "count",
-					     "instructions" };
+	static const char *const kinds[] = { "speed", "count", "instructions" };
 
 	jw_open(w, NULL, '{');
 	jw_str(w, "name", r->name);

@@ -335,9 +335,9 @@ struct bench_insn_job {
 
 enum bench_insn_source {
 	BENCH_INSNS_NONE,
-	BENCH_INSNS_PERF,	/* user and kernel instructions */
-	BENCH_INSNS_PERF_USER,	/* user space only (perf_event_paranoid) */
-	BENCH_INSNS_CALLGRIND,	/* user space only */
+	BENCH_INSNS_PERF,      /* user and kernel instructions */
+	BENCH_INSNS_PERF_USER, /* user space only (perf_event_paranoid) */
+	BENCH_INSNS_CALLGRIND, /* user space only */
 };
 
 enum bench_insn_source bench_insns_source(const char **why);
