@@ -456,7 +456,7 @@ class Usage(unittest.TestCase):
 def sanitized(path):
     """Built with AddressSanitizer (valgrind cannot run it)."""
     with open(path, "rb") as f:
-        return b"AddressSanitizer" in f.read()
+        return b"__asan_init" in f.read()
 
 
 if __name__ == "__main__":
