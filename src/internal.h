@@ -133,6 +133,39 @@ extern UA_HIDDEN const struct ua_protect_ops ua__protect_none;
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_mprotect;
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_pkey;
 
+/*
+ * ua_protect_lock()/ua_protect_unlock() for a task's syscall entry and
+ * exit, with the commonest case inline: backend none, no window open, the
+ * thread in the expected mode.  Then the whole switch is the bookkeeping
+ * (the same stores, in the same order, and the same count); anything
+ * else, including every misuse check, goes to the real calls.  Inline
+ * because these two calls were a quarter of a null syscall.
+ */
+static inline void ua__protect_syscall_lock(struct ua_space *sp)
+{
+	if (sp->ops->kind == UA_PROTECT_NONE && !ua_self.win_kind &&
+	    ua_self.guest_space == sp) {
+		ua_self.guest_space = NULL;
+		ua_self.stats.switches++;
+		atomic_signal_fence(memory_order_seq_cst);
+		return;
+	}
+	ua_protect_lock(sp);
+}
+
+static inline void ua__protect_syscall_unlock(struct ua_space *sp)
+{
+	if (sp->ops->kind == UA_PROTECT_NONE && !ua_self.win_kind &&
+	    !ua_self.guest_space) {
+		ua_self.stats.switches++;
+		atomic_signal_fence(memory_order_seq_cst);
+		ua_self.win_space = NULL;
+		ua_self.guest_space = sp;
+		return;
+	}
+	ua_protect_unlock(sp);
+}
+
 /* src/core/usercopy.c */
 UA_HIDDEN size_t ua__copy_from_user_nozero(void *to, const void *from,
 					   size_t n);

@@ -39,10 +39,11 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	 * Block-mode syscalls that open a window first thing fold the entry
 	 * lock into it (ua__protect_lock_to_window): one switch, not two.
 	 */
-	t->entry_unlocked = fn && !t->hook && (table_flags[nr] & UA_SYSCALL_ENTRY_FOLD) &&
+	t->entry_unlocked = fn && !t->hook &&
+			    (table_flags[nr] & UA_SYSCALL_ENTRY_FOLD) &&
 			    t->frame_mode == UA_FRAME_BLOCK;
 	if (!t->entry_unlocked)
-		ua_protect_lock(t->sp);
+		ua__protect_syscall_lock(t->sp);
 	t->regs_replaced = false;
 	if (t->hook && t->hook(t, r, t->hook_data)) {
 		t->regs_replaced = true;
@@ -58,7 +59,7 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	if (ua__exit_work_pending(t) || r->rip != rip || r->rsp != rsp ||
 	    r->eflags != flags)
 		ua__return_to_guest(t);
-	ua_protect_unlock(t->sp);
+	ua__protect_syscall_unlock(t->sp);
 	ua__guest_task = t;
 	return t;
 }
@@ -98,9 +99,15 @@ __attribute__((constructor)) static void syscall_init(void)
 
 /* Guest side. */
 
-static long sys_result(long ret)
+/*
+ * ua__syscall for calls without arguments: the entry code reads only the
+ * number (RDI), so the wrappers need not zero five argument registers.
+ */
+extern long ua__syscall0(long nr) __asm__("ua__syscall");
+
+static inline long sys_result(long ret)
 {
-	if (ret < 0 && ret > -4096) {
+	if (ua_unlikely(ret < 0 && ret > -4096)) {
 		errno = (int)-ret;
 		return -1;
 	}
@@ -109,7 +116,7 @@ static long sys_result(long ret)
 
 long ua_sys_nop(void)
 {
-	return sys_result(ua__syscall(UA_NR_nop, 0, 0, 0, 0, 0));
+	return sys_result(ua__syscall0(UA_NR_nop));
 }
 
 _Noreturn void ua_sys_exit(int status)
@@ -120,10 +127,10 @@ _Noreturn void ua_sys_exit(int status)
 
 pid_t ua_sys_getpid(void)
 {
-	return (pid_t)sys_result(ua__syscall(UA_NR_getpid, 0, 0, 0, 0, 0));
+	return (pid_t)sys_result(ua__syscall0(UA_NR_getpid));
 }
 
 pid_t ua_sys_gettid(void)
 {
-	return (pid_t)sys_result(ua__syscall(UA_NR_gettid, 0, 0, 0, 0, 0));
+	return (pid_t)sys_result(ua__syscall0(UA_NR_gettid));
 }

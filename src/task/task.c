@@ -35,11 +35,11 @@ _Static_assert(sizeof(struct ua_pt_regs) == 168, "entry.S");
 UA_TLS struct ua_task *ua__cur_task;
 UA_TLS struct ua_task *ua__guest_task;
 static atomic_int next_tid = 1000;
-static const struct ua_task_hooks *hooks;
+const struct ua_task_hooks *ua__task_hooks;
 
 void ua__task_set_hooks(const struct ua_task_hooks *h)
 {
-	hooks = h;
+	ua__task_hooks = h;
 }
 
 /* Guest side: the first frame of every task. */
@@ -135,7 +135,8 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 		goto free_t;
 	t->tid = atomic_fetch_add(&next_tid, 1);
 	init_regs(t, entry, arg);
-	if (hooks && hooks->create && (err = hooks->create(t)))
+	if (ua__task_hooks && ua__task_hooks->create &&
+	    (err = ua__task_hooks->create(t)))
 		goto unmap;
 	atomic_fetch_add(&sp->tasks, 1);
 	return t;
@@ -160,8 +161,8 @@ void ua_task_destroy(struct ua_task *t)
 		errno = EBUSY;
 		return;
 	}
-	if (hooks && hooks->destroy)
-		hooks->destroy(t);
+	if (ua__task_hooks && ua__task_hooks->destroy)
+		ua__task_hooks->destroy(t);
 	ua_unmap(t->sp, (char *)t->stack - ua__pagesz,
 		 t->stack_size + ua__pagesz);
 	atomic_fetch_sub(&t->sp->tasks, 1);
@@ -347,15 +348,10 @@ static bool exit_store_ok(const struct ua_task *t)
 	       rsp - EXIT_SCRATCH <= t->sp->limit - 8;
 }
 
-bool ua__exit_work_pending(struct ua_task *t)
-{
-	return hooks && hooks->work_pending && hooks->work_pending(t);
-}
-
 _Noreturn void ua__return_to_guest(struct ua_task *t)
 {
-	if (hooks && hooks->exit_work)
-		hooks->exit_work(t);
+	if (ua__task_hooks && ua__task_hooks->exit_work)
+		ua__task_hooks->exit_work(t);
 	t->regs.eflags = (t->regs.eflags & USER_EFLAGS) | 0x202;
 	if (ua_self.win_kind)
 		ua_protect_unlock_from_window(t->sp);
@@ -405,8 +401,8 @@ _Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *info)
 {
 	ua__guest_task = NULL;
 	ua_protect_lock(t->sp);
-	if (hooks && hooks->guest_fault && hooks->guest_fault(t, info->si_signo,
-							      info))
+	if (ua__task_hooks && ua__task_hooks->guest_fault &&
+	    ua__task_hooks->guest_fault(t, info->si_signo, info))
 		ua__return_to_guest(t);
 	/* No signal layer, or it cannot deliver: the default action. */
 	ua__task_exit(t, info->si_signo | 0x80);

@@ -63,7 +63,15 @@ UA_HIDDEN int ua__syscall_register(unsigned int nr, ua_syscall_fn fn,
 				   int flags);
 /* End the running task with a wait status; does not return. */
 UA_HIDDEN _Noreturn void ua__task_exit(struct ua_task *t, int wstatus);
-UA_HIDDEN bool ua__exit_work_pending(struct ua_task *t);
+extern UA_HIDDEN const struct ua_task_hooks *ua__task_hooks;
+
+/* Is there exit work?  Inline: it runs on every syscall exit. */
+static inline bool ua__exit_work_pending(struct ua_task *t)
+{
+	const struct ua_task_hooks *h = ua__task_hooks;
+
+	return h && h->work_pending && h->work_pending(t);
+}
 /* Exit work, unlock (folded when a window is open), resume guest code. */
 UA_HIDDEN _Noreturn void ua__return_to_guest(struct ua_task *t);
 

@@ -216,6 +216,27 @@ Test(task_regs, raw_syscall_keeps_every_register)
 	run_raw(UA_NR_nop, 0x202 | ARITH, 0, 10000);
 }
 
+/*
+ * The fast return restores the status flags without popfq when nothing
+ * else is set: every combination of the six must come back exactly, with
+ * and without DF (which takes popfq).
+ */
+Test(task_regs, every_status_flag_combination)
+{
+	static const uint64_t bit[6] = { TT_CF, TT_PF, TT_AF,
+					 TT_ZF, TT_SF, TT_OF };
+
+	for (unsigned m = 0; m < 64; m++) {
+		uint64_t f = 0x202;
+
+		for (int i = 0; i < 6; i++)
+			if (m & (1u << i))
+				f |= bit[i];
+		run_raw(UA_NR_nop, f, 0, 20);
+		run_raw(UA_NR_nop, f | TT_DF, 0, 5);
+	}
+}
+
 Test(task_regs, raw_syscall_result_in_rax)
 {
 	struct ua_space *sp = tt_space();

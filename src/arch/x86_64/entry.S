@@ -92,8 +92,8 @@ ua__syscall:
 	movq	%rcx, EFLAGS(%rax)
 	movq	(%rsp), %rdx
 	movq	%rdx, RIP(%rax)
-	leaq	8(%rsp), %rdx
-	movq	%rdx, RSP(%rax)
+	leaq	8(%rsp), %rsi
+	movq	%rsi, RSP(%rax)
 	movq	MON_RSP(%rax), %rsp
 	/*
 	 * The caller's frame is on another stack now; its registers are in
@@ -121,8 +121,25 @@ ua__syscall:
 	 * (ua__ret_to_guest) never comes back here.
 	 */
 	movq	%rax, %rdi
-	pushq	EFLAGS(%rdi)
-	popfq
+	/*
+	 * RFLAGS without popfq (microcoded, the costliest instruction here)
+	 * when only status flags differ from the usual IF | bit 1: OF by an
+	 * add that overflows exactly when it was set, then SF ZF AF PF CF
+	 * from AH by sahf (which leaves OF alone).  Anything else (DF, AC,
+	 * TF, ...) takes popfq.
+	 */
+	movq	EFLAGS(%rdi), %rax
+	movq	%rax, %rcx
+	andq	$~0x8d5, %rcx
+	cmpq	$0x202, %rcx
+	jne	.Lpopf
+	movl	%eax, %ecx
+	shrl	$11, %ecx
+	andl	$1, %ecx
+	addb	$0x7f, %cl			/* OF = the saved OF */
+	movb	%al, %ah
+	sahf					/* SF ZF AF PF CF */
+.Lflags_done:
 	movq	R15(%rdi), %r15
 	movq	R14(%rdi), %r14
 	movq	R13(%rdi), %r13
@@ -141,6 +158,10 @@ ua__syscall:
 	leaq	-8(%rsp), %rsp
 	movq	RDI(%rdi), %rdi
 	ret
+.Lpopf:
+	pushq	%rax
+	popfq
+	jmp	.Lflags_done
 .Lclear_ac:
 	pushq	$2
 	popfq
