@@ -19,6 +19,9 @@
 #define UA_ASAN 1
 #endif
 #endif
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 #ifdef UA_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
@@ -411,7 +414,25 @@ _Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *info)
 extern bool (*ua__guest_fault_hook)(int sig, siginfo_t *info,
 				    ucontext_t *uc);
 
+bool ua__have_sahf;
+
+/* CPUID 0x80000001 ECX bit 0, LAHF-SAHF (Intel SDM vol. 2, CPUID). */
+static bool cpu_has_sahf(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+
+	if (!__get_cpuid(0x80000000, &a, &b, &c, &d) || a < 0x80000001)
+		return false;
+	__get_cpuid(0x80000001, &a, &b, &c, &d);
+	return c & 1;
+#else
+	return false;
+#endif
+}
+
 __attribute__((constructor)) static void task_init(void)
 {
 	ua__guest_fault_hook = guest_fault_hook;
+	ua__have_sahf = cpu_has_sahf();
 }

@@ -91,6 +91,9 @@ extern UA_TLS struct ua_task *ua__cur_task;
  */
 extern UA_TLS struct ua_task *ua__guest_task;
 
+/* LAHF/SAHF work in 64-bit mode (not on the first x86-64 CPUs). */
+extern UA_HIDDEN bool ua__have_sahf;
+
 /* src/arch/x86_64/entry.S */
 UA_HIDDEN int ua__task_enter(struct ua_task *t);
 UA_HIDDEN _Noreturn void ua__task_leave(struct ua_task *t, int status);

@@ -133,6 +133,8 @@ ua__syscall:
 	andq	$~0x8d5, %rcx
 	cmpq	$0x202, %rcx
 	jne	.Lpopf
+	cmpb	$0, ua__have_sahf(%rip)		/* CPUID LAHF-SAHF (task.c) */
+	je	.Lpopf
 	movl	%eax, %ecx
 	shrl	$11, %ecx
 	andl	$1, %ecx
