@@ -59,6 +59,10 @@ static const struct bench_doc *doc_named(struct bench_doc *const *docs,
 static const char *const terminal =
 	"set terminal svg size 900,560 noenhanced font 'sans,12' "
 	"background rgb 'white'\n";
+/* The targets plot: a bar per judged figure, each with a long label. */
+static const char *const terminal_wide =
+	"set terminal svg size 1200,720 noenhanced font 'sans,12' "
+	"background rgb 'white'\n";
 
 /* Throughput vs size, one line per backend and method. */
 static int plot_copies(FILE *gp, const char *dir, const struct bench_doc *doc,
@@ -190,7 +194,7 @@ static int plot_raise(FILE *gp, const char *dir, const struct bench_doc *doc)
 		"set xlabel ''\nset ylabel 'speed ratio (log)'\n"
 		"set logscale y 10\nset grid ytics\nset key off\n"
 		"set style data histograms\nset style fill solid 0.7 border "
-		"-1\nset xtics rotate by 30 right\nset bmargin 10\n"
+		"-1\nset xtics rotate by 45 right\nset bmargin 12\n"
 		"plot 'data/raise.dat' using 2:xtic(1), 1 with lines lw 2\n"
 		"set xtics norotate\nset bmargin -1\n",
 		terminal);
@@ -246,10 +250,10 @@ static int plot_targets(FILE *gp, const char *dir,
 		"set logscale y 10\nset grid ytics\nset key off\n"
 		"set style data histograms\nset style fill solid 0.7 border "
 		"-1\n"
-		"set xtics rotate by 30 right\nset bmargin 10\n"
+		"set xtics rotate by 45 right font ',10'\nset bmargin 22\n"
 		"plot 'data/targets.dat' using 2:xtic(1), 1 with lines lw 2\n"
-		"set xtics norotate\nset bmargin -1\n",
-		terminal);
+		"set xtics norotate font ''\nset bmargin -1\n",
+		terminal_wide);
 	return 1;
 }
 
