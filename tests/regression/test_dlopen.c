@@ -141,8 +141,11 @@ Test(dlopen, table_registered_until_dlclose)
 		cr_skip_test("the portable arch emits no table entries");
 	mod_open(&m);
 	n = decode(&m, insn, fix, 64);
-	/* get_u64: 1, put_u32: 1, copy_in16: 2 (two 8-byte moves). */
-	cr_assert_eq(n, 4, "module has %zu entries", n);
+	/*
+	 * get_u64: 1, put_u32: 1, copy_in16: 2 (two 8-byte moves); more
+	 * when ua_get_kernel_nofault() is inline too.
+	 */
+	cr_assert_geq(n, 4, "module has %zu entries", n);
 	for (size_t i = 0; i < n; i++) {
 		cr_assert_eq(ua_extable_search(insn[i], &got), UA_EX_TYPE_DEFAULT);
 		cr_assert_eq(got, fix[i]);
