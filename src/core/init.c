@@ -15,6 +15,7 @@
 
 UA_TLS struct ua_thread ua_self;
 size_t ua__pagesz = 4096;
+int ua__nofault_ready; /* the fault handler is in: nofault.h may go inline */
 
 enum { INIT_NONE, INIT_RUNNING, INIT_DONE };
 static atomic_int init_state;
@@ -36,6 +37,8 @@ int ua_init(void)
 	}
 	ua__pagesz = (size_t)sysconf(_SC_PAGESIZE);
 	init_result = ua__fault_install();
+	if (!init_result)
+		__atomic_store_n(&ua__nofault_ready, 1, __ATOMIC_RELEASE);
 	atomic_store_explicit(&init_state, INIT_DONE, memory_order_release);
 	return init_result;
 }

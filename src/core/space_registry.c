@@ -16,6 +16,8 @@ struct registry_slot {
 };
 
 static struct registry_slot slots[UA_MAX_SPACES];
+/* A range covering every space that ever existed (nofault.h fast path). */
+uintptr_t ua__nofault_lo = UINTPTR_MAX, ua__nofault_hi;
 static atomic_int high_water; /* slots [0, high_water) may be in use */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -30,6 +32,14 @@ int ua__registry_add(struct ua_space *sp)
 			continue;
 		atomic_store(&slots[i].lo, sp->base);
 		atomic_store(&slots[i].hi, sp->limit + sp->guard);
+		/* The summary first: no fast path may skip a live space. */
+		if (sp->base < __atomic_load_n(&ua__nofault_lo, __ATOMIC_RELAXED))
+			__atomic_store_n(&ua__nofault_lo, sp->base,
+					 __ATOMIC_RELAXED);
+		if (sp->limit + sp->guard >
+		    __atomic_load_n(&ua__nofault_hi, __ATOMIC_RELAXED))
+			__atomic_store_n(&ua__nofault_hi, sp->limit + sp->guard,
+					 __ATOMIC_RELAXED);
 		atomic_store_explicit(&slots[i].sp, sp, memory_order_release);
 		if (i >= hw)
 			atomic_store(&high_water, i + 1);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * x86-64 inline primitives: a single load or store with an exception-table
- * entry whose fixup is the caller's label (asm goto with outputs, GCC >= 11,
- * Clang >= 17).  The success path is the bare move: no call, no branch.
+ * entry whose fixup is the caller's label (asm goto).  The success path is
+ * the bare move: no call, no branch.  Where the compiler cannot be trusted
+ * with asm goto (below), the move's fixup sets an error register instead
+ * and a predictable branch follows the move: still no call.
  *
  * Clang before 17 checks every asm goto of a function against the labels
  * of every other asm goto in it, so a function with a scoped window (a
@@ -35,94 +37,21 @@
 #define UA__ARCH_ASM_GOTO 1
 #endif
 
-#if UA__ARCH_ASM_GOTO
 /*
- * Load sizeof(*(p)) bytes at p into the unsigned long lvalue v; on a fault
- * jump to label with v unassigned (as the kernel's asm-goto-with-outputs
- * form).  The narrow loads zero-extend so v is always fully defined.
+ * asm goto WITH OUTPUTS (the loads) is miscompiled by GCC before 14: the
+ * register allocator can drop the output on the fall-through path when a
+ * function holds several such statements (seen here with GCC 12.2: the
+ * loaded value replaced by 0; the kernel also distrusts these versions,
+ * see its GCC_ASM_GOTO_OUTPUT_BROKEN).  Loads there use the fixup form;
+ * stores have no outputs and keep asm goto.
  */
-#define ua__arch_get(v, p, label)                                          \
-	do {                                                               \
-		switch (sizeof(*(p))) {                                    \
-		case 1:                                                    \
-			asm goto("1: movzbl %[ua_mem], %k[ua_val]\n\t"               \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 : [ua_val] "=r"(v)                             \
-				 : [ua_mem] "m"(*(const volatile uint8_t *)(p)) \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 2:                                                    \
-			asm goto("1: movzwl %[ua_mem], %k[ua_val]\n\t"               \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 : [ua_val] "=r"(v)                             \
-				 : [ua_mem] "m"(*(const volatile uint16_t *)(p)) \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 4:                                                    \
-			asm goto("1: movl %[ua_mem], %k[ua_val]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 : [ua_val] "=r"(v)                             \
-				 : [ua_mem] "m"(*(const volatile uint32_t *)(p)) \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 8:                                                    \
-			asm goto("1: movq %[ua_mem], %[ua_val]\n\t"                  \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 : [ua_val] "=r"(v)                             \
-				 : [ua_mem] "m"(*(const volatile uint64_t *)(p)) \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		}                                                          \
-	} while (0)
-
-/* Store the unsigned long v as sizeof(*(p)) bytes at p; on a fault jump. */
-#define ua__arch_put(v, p, label)                                          \
-	do {                                                               \
-		switch (sizeof(*(p))) {                                    \
-		case 1:                                                    \
-			asm goto("1: movb %b[ua_val], %[ua_mem]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 :                                         \
-				 : [ua_mem] "m"(*(volatile uint8_t *)(p)),      \
-				   [ua_val] "iq"((uint8_t)(v))                  \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 2:                                                    \
-			asm goto("1: movw %w[ua_val], %[ua_mem]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 :                                         \
-				 : [ua_mem] "m"(*(volatile uint16_t *)(p)),     \
-				   [ua_val] "ir"((uint16_t)(v))                 \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 4:                                                    \
-			asm goto("1: movl %k[ua_val], %[ua_mem]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 :                                         \
-				 : [ua_mem] "m"(*(volatile uint32_t *)(p)),     \
-				   [ua_val] "ir"((uint32_t)(v))                 \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 8:                                                    \
-			asm goto("1: movq %q[ua_val], %[ua_mem]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 :                                         \
-				 : [ua_mem] "m"(*(volatile uint64_t *)(p)),     \
-				   [ua_val] "er"((uint64_t)(v))                 \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		}                                                          \
-	} while (0)
-
-#else /* !UA__ARCH_ASM_GOTO */
+#if defined(__clang__)
+#define UA__ARCH_ASM_GOTO_OUTPUT UA__ARCH_ASM_GOTO
+#elif __GNUC__ >= 14
+#define UA__ARCH_ASM_GOTO_OUTPUT 1
+#else
+#define UA__ARCH_ASM_GOTO_OUTPUT 0
+#endif
 
 /*
  * The move at 1:, its fixup out of line at 3: (err = 1, the loaded value
@@ -136,6 +65,51 @@
 	"3: movl $1, %k[ua_err]\n\t" clear "jmp 2b\n\t"                    \
 	".popsection\n\t" UA__ASM_EXTABLE(1b, 3b)
 
+#if UA__ARCH_ASM_GOTO_OUTPUT
+/*
+ * Load sizeof(*(p)) bytes at p into the unsigned long lvalue v; on a fault
+ * jump to label with v unassigned (as the kernel's asm-goto-with-outputs
+ * form).  The narrow loads zero-extend so v is always fully defined.
+ */
+#define ua__arch_get(v, p, label)                                          \
+	do {                                                               \
+		switch (sizeof(*(p))) {                                    \
+		case 1:                                                    \
+			asm volatile goto("1: movzbl %[ua_mem], %k[ua_val]\n\t"               \
+				 UA__ASM_EXTABLE(1b, %l[label])            \
+				 : [ua_val] "=r"(v)                             \
+				 : [ua_mem] "m"(*(const volatile uint8_t *)(p)) \
+				 :                                         \
+				 : label);                                 \
+			break;                                             \
+		case 2:                                                    \
+			asm volatile goto("1: movzwl %[ua_mem], %k[ua_val]\n\t"               \
+				 UA__ASM_EXTABLE(1b, %l[label])            \
+				 : [ua_val] "=r"(v)                             \
+				 : [ua_mem] "m"(*(const volatile uint16_t *)(p)) \
+				 :                                         \
+				 : label);                                 \
+			break;                                             \
+		case 4:                                                    \
+			asm volatile goto("1: movl %[ua_mem], %k[ua_val]\n\t"                 \
+				 UA__ASM_EXTABLE(1b, %l[label])            \
+				 : [ua_val] "=r"(v)                             \
+				 : [ua_mem] "m"(*(const volatile uint32_t *)(p)) \
+				 :                                         \
+				 : label);                                 \
+			break;                                             \
+		case 8:                                                    \
+			asm volatile goto("1: movq %[ua_mem], %[ua_val]\n\t"                  \
+				 UA__ASM_EXTABLE(1b, %l[label])            \
+				 : [ua_val] "=r"(v)                             \
+				 : [ua_mem] "m"(*(const volatile uint64_t *)(p)) \
+				 :                                         \
+				 : label);                                 \
+			break;                                             \
+		}                                                          \
+	} while (0)
+
+#else
 #define ua__arch_get(v, p, label)                                          \
 	do {                                                               \
 		int __ua_err = 0;                                          \
@@ -173,6 +147,53 @@
 			goto label;                                        \
 	} while (0)
 
+#endif
+
+#if UA__ARCH_ASM_GOTO
+/* Store the unsigned long v as sizeof(*(p)) bytes at p; on a fault jump. */
+#define ua__arch_put(v, p, label)                                          \
+	do {                                                               \
+		switch (sizeof(*(p))) {                                    \
+		case 1:                                                    \
+			asm volatile goto("1: movb %b[ua_val], %[ua_mem]\n\t"                 \
+				 UA__ASM_EXTABLE(1b, %l[label])            \
+				 :                                         \
+				 : [ua_mem] "m"(*(volatile uint8_t *)(p)),      \
+				   [ua_val] "iq"((uint8_t)(v))                  \
+				 :                                         \
+				 : label);                                 \
+			break;                                             \
+		case 2:                                                    \
+			asm volatile goto("1: movw %w[ua_val], %[ua_mem]\n\t"                 \
+				 UA__ASM_EXTABLE(1b, %l[label])            \
+				 :                                         \
+				 : [ua_mem] "m"(*(volatile uint16_t *)(p)),     \
+				   [ua_val] "ir"((uint16_t)(v))                 \
+				 :                                         \
+				 : label);                                 \
+			break;                                             \
+		case 4:                                                    \
+			asm volatile goto("1: movl %k[ua_val], %[ua_mem]\n\t"                 \
+				 UA__ASM_EXTABLE(1b, %l[label])            \
+				 :                                         \
+				 : [ua_mem] "m"(*(volatile uint32_t *)(p)),     \
+				   [ua_val] "ir"((uint32_t)(v))                 \
+				 :                                         \
+				 : label);                                 \
+			break;                                             \
+		case 8:                                                    \
+			asm volatile goto("1: movq %q[ua_val], %[ua_mem]\n\t"                 \
+				 UA__ASM_EXTABLE(1b, %l[label])            \
+				 :                                         \
+				 : [ua_mem] "m"(*(volatile uint64_t *)(p)),     \
+				   [ua_val] "er"((uint64_t)(v))                 \
+				 :                                         \
+				 : label);                                 \
+			break;                                             \
+		}                                                          \
+	} while (0)
+
+#else
 #define ua__arch_put(v, p, label)                                          \
 	do {                                                               \
 		int __ua_err = 0;                                          \
@@ -210,7 +231,8 @@
 			goto label;                                        \
 	} while (0)
 
-#endif /* UA__ARCH_ASM_GOTO */
+#endif
+
 
 /* Branch-free clamp: p when p - base <= size, else limit (the guard gap). */
 static inline uintptr_t ua__arch_mask(uintptr_t p, uintptr_t base,
