@@ -72,6 +72,21 @@ UA_EXPORT long ua_import_iovec(struct ua_iov_iter *i, int dir,
 			       unsigned long nr_segs);
 
 /**
+ * ua_iov_iter_ubuf() - set up an iterator over one guest buffer
+ * @i: the iterator
+ * @dir: UA_ITER_SOURCE or UA_ITER_DEST
+ * @buf: the buffer, in guest memory
+ * @len: its length, capped at SSIZE_MAX
+ *
+ * The kernel's import_ubuf(): no iovec array to read, only the range
+ * check, so a read()/write() of one buffer costs no extra window.
+ *
+ * Return: 0, -EINVAL (bad direction) or -EFAULT (not inside the space).
+ */
+UA_EXPORT int ua_iov_iter_ubuf(struct ua_iov_iter *i, int dir, void *buf,
+			       size_t len);
+
+/**
  * ua_iov_iter_kvec() - set up an iterator over monitor buffers
  * @i: the iterator
  * @dir: UA_ITER_SOURCE or UA_ITER_DEST

@@ -66,6 +66,22 @@ efault:
 	return -EFAULT;
 }
 
+int ua_iov_iter_ubuf(struct ua_iov_iter *i, int dir, void *buf, size_t len)
+{
+	i->alloc = NULL;
+	iter_setup(i, UA_ITER_UVEC, dir, i->fast, 0, 0);
+	if (dir != UA_ITER_SOURCE && dir != UA_ITER_DEST)
+		return -EINVAL;
+	if (len > (size_t)SSIZE_MAX)
+		len = (size_t)SSIZE_MAX;
+	if (!ua_access_ok(buf, len))
+		return -EFAULT;
+	i->fast[0].iov_base = buf;
+	i->fast[0].iov_len = len;
+	iter_setup(i, UA_ITER_UVEC, dir, i->fast, 1, len);
+	return 0;
+}
+
 void ua_iov_iter_kvec(struct ua_iov_iter *i, int dir, const struct iovec *kvec,
 		      unsigned long nr_segs)
 {

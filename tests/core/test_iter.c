@@ -468,3 +468,44 @@ Test(iter, bad_pointers)
 	}
 	cr_assert_eq(memcmp(mon, keep, sizeof(mon)), 0);
 }
+
+/* One guest buffer (the kernel's import_ubuf): no array, one window per op. */
+Test(iter, ubuf_zero_copy_and_fault)
+{
+	struct ua_iov_iter it;
+	unsigned char out[64], back[64];
+
+	t_fill(env.buf, CANARY, 512);
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_DEST, env.buf, 512), 0);
+	cr_assert_eq(ua_iov_iter_count(&it), 512);
+	ua_stats_reset();
+	cr_assert_eq(ua_iov_iter_zero(512, &it), 512);
+	t_assert_stats(2, 1, 0);
+	cr_assert_eq(ua_iov_iter_count(&it), 0);
+	t_peek(back, env.buf + 448, 64);
+	memset(out, 0, 64);
+	cr_assert_eq(memcmp(back, out, 64), 0);
+
+	/* A buffer running into the hole: a short, exact count. */
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_DEST, env.hole - 10, 64), 0);
+	t_pat_fill(out, 64, 3);
+	cr_assert_eq(ua_copy_to_iter(out, 64, &it), 10);
+	cr_assert_eq(ua_iov_iter_count(&it), 54);
+	t_peek(back, env.hole - 10, 10);
+	cr_assert_eq(memcmp(back, out, 10), 0);
+
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_SOURCE, env.buf, 64), 0);
+	cr_assert_eq(ua_copy_from_iter(back, 64, &it), 64);
+}
+
+Test(iter, ubuf_bad_arguments)
+{
+	struct ua_iov_iter it;
+	char mon[8];
+
+	cr_assert_eq(ua_iov_iter_ubuf(&it, 7, env.buf, 8), -EINVAL);
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_DEST, mon, 8), -EFAULT);
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_DEST, (void *)-8L, 16),
+		     -EFAULT);
+	cr_assert_eq(ua_iov_iter_count(&it), 0);
+}
