@@ -137,14 +137,15 @@ extern UA_HIDDEN const struct ua_protect_ops ua__protect_pkey;
  * ua_protect_lock()/ua_protect_unlock() for a task's syscall entry and
  * exit, with the commonest case inline: backend none, no window open, the
  * thread in the expected mode.  Then the whole switch is the bookkeeping
- * (the same stores, in the same order, and the same count); anything
- * else, including every misuse check, goes to the real calls.  Inline
- * because these two calls were a quarter of a null syscall.
+ * (the same stores, in the same order, and the same count, as
+ * ua_protect_lock() and enter_guest() in protect.c: keep them in step);
+ * anything else, including every misuse check, goes to the real calls.
+ * Inline because these two calls were a quarter of a null syscall.
  */
 static inline void ua__protect_syscall_lock(struct ua_space *sp)
 {
-	if (sp->ops->kind == UA_PROTECT_NONE && !ua_self.win_kind &&
-	    ua_self.guest_space == sp) {
+	if (ua_likely(sp->ops->kind == UA_PROTECT_NONE && !ua_self.win_kind &&
+		      ua_self.guest_space == sp)) {
 		ua_self.guest_space = NULL;
 		ua_self.stats.switches++;
 		atomic_signal_fence(memory_order_seq_cst);
@@ -155,12 +156,13 @@ static inline void ua__protect_syscall_lock(struct ua_space *sp)
 
 static inline void ua__protect_syscall_unlock(struct ua_space *sp)
 {
-	if (sp->ops->kind == UA_PROTECT_NONE && !ua_self.win_kind &&
-	    !ua_self.guest_space) {
+	if (ua_likely(sp->ops->kind == UA_PROTECT_NONE && !ua_self.win_kind &&
+		      !ua_self.guest_space)) {
 		ua_self.stats.switches++;
 		atomic_signal_fence(memory_order_seq_cst);
-		ua_self.win_space = NULL;
 		ua_self.guest_space = sp;
+		atomic_signal_fence(memory_order_seq_cst);
+		ua_self.win_space = NULL;
 		return;
 	}
 	ua_protect_unlock(sp);

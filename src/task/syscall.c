@@ -42,10 +42,10 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	t->entry_unlocked = fn && !t->hook &&
 			    (table_flags[nr] & UA_SYSCALL_ENTRY_FOLD) &&
 			    t->frame_mode == UA_FRAME_BLOCK;
-	if (!t->entry_unlocked)
+	if (ua_likely(!t->entry_unlocked))
 		ua__protect_syscall_lock(t->sp);
 	t->regs_replaced = false;
-	if (t->hook && t->hook(t, r, t->hook_data)) {
+	if (ua_unlikely(t->hook) && t->hook(t, r, t->hook_data)) {
 		t->regs_replaced = true;
 	} else {
 		ret = fn ? fn(t, r) : -ENOSYS;
@@ -53,11 +53,11 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 			r->rax = (uint64_t)ret;
 	}
 	/* A folded entry whose window never opened still has to lock. */
-	if (t->entry_unlocked && ua_self.guest_space == t->sp)
+	if (ua_unlikely(t->entry_unlocked) && ua_self.guest_space == t->sp)
 		ua_protect_lock(t->sp);
 	t->entry_unlocked = false;
-	if (ua__exit_work_pending(t) || r->rip != rip || r->rsp != rsp ||
-	    r->eflags != flags)
+	if (ua_unlikely(ua__exit_work_pending(t) || r->rip != rip ||
+			r->rsp != rsp || r->eflags != flags))
 		ua__return_to_guest(t);
 	ua__protect_syscall_unlock(t->sp);
 	ua__guest_task = t;
