@@ -3,9 +3,12 @@
  * zero: the `dd if=/dev/zero of=/dev/null bs=512` analogue.  Each read()
  * of /dev/zero is read_iter_zero() -> iov_iter_zero() into the caller's
  * buffer; here each 512-byte block goes into a guest buffer, either by
- * ua_clear_user() or, like readv(), by importing a one-entry guest iovec
- * and calling ua_iov_iter_zero().  The reference is memset() of a
- * monitor buffer of the same size.
+ * ua_clear_user(), or by ua_iov_iter_zero() over an iterator set up per
+ * block as read() sets up its single-buffer ITER_UBUF (ua_iov_iter_ubuf:
+ * a range check, no window), or, as readv() would, over a one-entry guest
+ * iovec imported per block (informative: the copy of the iovec is one
+ * more window).  The reference is memset() of a monitor buffer of the
+ * same size.
  */
 #include <string.h>
 #include <sys/uio.h>
@@ -42,6 +45,21 @@ static void zero_clear_user(void *p, uint64_t n)
 }
 
 static void zero_iter(void *p, uint64_t n)
+{
+	char *g = ((struct zero_arg *)p)->gbuf;
+
+	for (uint64_t i = 0; i < n; i++) {
+		struct ua_iov_iter it;
+
+		if (ua_iov_iter_ubuf(&it, UA_ITER_DEST, g, BLOCK))
+			bench_die("zero: ua_iov_iter_ubuf failed");
+		if (ua_iov_iter_zero(BLOCK, &it) != BLOCK)
+			bench_die("zero: ua_iov_iter_zero was short");
+		bench_barrier();
+	}
+}
+
+static void zero_iovec(void *p, uint64_t n)
 {
 	const struct iovec *giov = ((struct zero_arg *)p)->giov;
 
@@ -84,11 +102,12 @@ static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 		.group = "zero",
 		.label = "512",
 		.size = BLOCK,
-		.nmeth = 3,
+		.nmeth = 4,
 		.ref = 0,
 		.m = { { "memset", zero_memset, &a, NULL, NULL },
 		       { "clear_user", zero_clear_user, &a, NULL, NULL },
-		       { "iov_iter_zero", zero_iter, &a, NULL, NULL } },
+		       { "iov_iter_zero", zero_iter, &a, NULL, NULL },
+		       { "iovec_iter_zero", zero_iovec, &a, NULL, NULL } },
 	};
 	struct bench_space s;
 	bool target;
@@ -110,7 +129,10 @@ static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 			target, "ua_clear_user 512 B blocks vs memset");
 	bench_ratio_add(doc, idx, "iov_iter_zero", "memset", "zero_vs_memset",
 			target,
-			"ua_import_iovec + ua_iov_iter_zero 512 B blocks vs "
+			"ua_iov_iter_ubuf + ua_iov_iter_zero 512 B blocks vs "
+			"memset");
+	bench_ratio_add(doc, idx, "iovec_iter_zero", "memset", NULL, false,
+			"ua_import_iovec + ua_iov_iter_zero 512 B (readv) vs "
 			"memset");
 	bench_space_close(&s);
 }
@@ -122,9 +144,11 @@ static int zero_run(struct bench_ctx *ctx, struct bench_doc *doc)
 
 	for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY; p++)
 		ctx->cases_total += !!(set & BENCH_BACKEND_BIT(p));
-	bench_doc_note(doc, "iov_iter_zero imports a one-entry guest iovec "
-			    "per block, as readv() does: two windows per "
-			    "block; clear_user: one");
+	bench_doc_note(doc, "iov_iter_zero sets up a single-buffer iterator "
+			    "per block, as read() does (one window per block, "
+			    "like clear_user); iovec_iter_zero imports a "
+			    "one-entry guest iovec per block, as readv() does "
+			    "(two windows)");
 	for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY; p++) {
 		if (set & BENCH_BACKEND_BIT(p))
 			run_backend(ctx, doc, p, mbuf);
