@@ -286,9 +286,11 @@ int t_run_host_child(t_body body, void *arg)
 
 		setrlimit(RLIMIT_CORE, &core);
 		r.mem = host_mem();
-		/* Faults kill the child as they would any process. */
-		signal(SIGSEGV, SIG_DFL);
-		signal(SIGBUS, SIG_DFL);
+		/* Default dispositions, as a fresh process has them (the
+		 * library and sanitizers catch faults in this one). */
+		for (int sig = 1; sig < 32; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				signal(sig, SIG_DFL);
 		host_prepare(&r, body);
 		body(&r);
 		_exit(0);
