@@ -213,7 +213,7 @@ static void ns_insns(struct bench_ctx *ctx, struct bench_doc *doc,
 		jobs[nj++] =
 			(struct bench_insn_job){ names[i], INSN_COUNT, NAN };
 	}
-	bench_count_insns(ctx, "null_syscall", jobs, nj);
+	bench_count_insns(ctx, "null_syscall", jobs, nj, &np->insn_why);
 	for (int i = 0; i < doc->ncases; i++) {
 		struct bench_case_res *c = &doc->cases[i];
 

@@ -375,7 +375,7 @@ static void add_insns(struct bench_ctx *ctx, struct bench_doc *doc,
 	for (int i = 0; i < c->nmeth; i++)
 		jobs[i] = (struct bench_insn_job){ c->m[i].method, INSN_COUNT,
 						   NAN };
-	bench_count_insns(ctx, "raise", jobs, c->nmeth);
+	bench_count_insns(ctx, "raise", jobs, c->nmeth, &rp->insn_why);
 	for (int i = 0; i < c->nmeth; i++)
 		c->m[i].insns = jobs[i].per_op;
 	host = bench_meas_index(c, "host");

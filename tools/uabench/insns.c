@@ -193,8 +193,13 @@ static int spawn(const char *self, const char *sub, const char *method,
 	unlink(tmpl);
 	fflush(NULL);
 	c->pid = fork();
-	if (c->pid < 0)
-		return -errno;
+	if (c->pid < 0) {
+		int err = errno;
+
+		close(c->out);
+		errno = err;
+		return -err;
+	}
 	if (c->pid)
 		return 0;
 	/* Child: the count goes to c->out, everything else to /dev/null. */
@@ -216,37 +221,74 @@ static int spawn(const char *self, const char *sub, const char *method,
 	_exit(127);
 }
 
-/* The count a finished child printed; 0 when there is none. */
-static uint64_t child_count(const struct child *c, enum bench_insn_source src)
+/*
+ * The line of @buf that best says what failed, without valgrind's
+ * "==pid== ": the first naming an error, else the last one with text.
+ */
+static const char *failure_line(char *buf)
+{
+	static const char *const keys[] = { "Valgrind: ", "ASan", "rror" };
+	char *line = NULL, *save = NULL;
+
+	for (char *l = strtok_r(buf, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(l, "==", 2) && strstr(l + 2, "=="))
+			l = strstr(l + 2, "==") + 2;
+		l += strspn(l, " ");
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			if (strstr(l, keys[k]))
+				return l;
+		}
+		if (*l)
+			line = l;
+	}
+	return line;
+}
+
+/*
+ * The count a finished child printed; 0 when there is none, with @why
+ * saying what went wrong (valgrind may be unable to run the program at
+ * all: a sanitized build, or debug information it cannot read).
+ */
+static uint64_t child_result(const struct child *c, int st,
+			     enum bench_insn_source src, const char *method,
+			     char *why, size_t n)
 {
 	const char *key =
 		src == BENCH_INSNS_CALLGRIND ? "Collected :" : "instructions:";
-	char buf[8192];
-	ssize_t len;
-	char *p;
+	const char *tool = src == BENCH_INSNS_CALLGRIND ? "callgrind" : "perf";
+	char buf[8192], *p = NULL, *line;
+	ssize_t len = -1;
 
-	if (lseek(c->out, 0, SEEK_SET) < 0)
-		return 0;
-	len = read(c->out, buf, sizeof(buf) - 1);
-	if (len <= 0)
-		return 0;
-	buf[len] = 0;
-	p = strstr(buf, key);
-	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+	if (lseek(c->out, 0, SEEK_SET) == 0)
+		len = read(c->out, buf, sizeof(buf) - 1);
+	buf[len > 0 ? len : 0] = 0;
+	if (WIFEXITED(st) && !WEXITSTATUS(st) && (p = strstr(buf, key)))
+		return strtoull(p + strlen(key), NULL, 10);
+	line = (char *)failure_line(buf);
+	if (line && strlen(line) > 100)
+		line[100] = 0;
+	snprintf(why, n, "%s run of %s failed (%s %d)%s%s", tool, method,
+		 WIFEXITED(st) ? "exit status" : "signal",
+		 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st),
+		 line ? ": " : "", line ? line : "");
+	return 0;
 }
 
 /*
  * Counts every job's instructions per operation, a few children at a time
  * (one per CPU, at most 4).  Returns 0, or -1 when no counter is usable
- * (every per_op left NAN); a job whose child failed stays NAN.
+ * (every per_op left NAN); a job whose child failed stays NAN, and *@why
+ * then says why the first one failed.
  */
 int bench_count_insns(struct bench_ctx *ctx, const char *sub,
-		      struct bench_insn_job *jobs, int njobs)
+		      struct bench_insn_job *jobs, int njobs, const char **why)
 {
 	enum bench_insn_source src = bench_insns_source(NULL);
+	static char reason[240];
 	struct child run[4];
 	uint64_t *got;
-	char self[4096], what[96];
+	char self[4096], what[96], one[240];
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	int par = ncpu < 1 ? 1 : ncpu > 4 ? 4 : (int)ncpu;
 	int next = 0, active = 0, done = 0;
@@ -260,6 +302,7 @@ int bench_count_insns(struct bench_ctx *ctx, const char *sub,
 	if (len <= 0)
 		return -1;
 	self[len] = 0;
+	reason[0] = 0;
 	got = calloc((size_t)njobs * 2, sizeof(*got));
 	if (!got)
 		bench_die("out of memory");
@@ -275,6 +318,10 @@ int bench_count_insns(struct bench_ctx *ctx, const char *sub,
 			c->twice = next & 1;
 			if (spawn(self, sub, j->method, j->n * (c->twice + 1),
 				  src, c)) {
+				if (!reason[0])
+					snprintf(reason, sizeof(reason),
+						 "cannot start a count: %s",
+						 strerror(errno));
 				done++; /* counted as failed */
 				next++;
 				continue;
@@ -295,9 +342,11 @@ int bench_count_insns(struct bench_ctx *ctx, const char *sub,
 			;
 		if (k == active)
 			continue;
-		if (WIFEXITED(st) && !WEXITSTATUS(st))
-			got[run[k].job * 2 + run[k].twice] =
-				child_count(&run[k], src);
+		got[run[k].job * 2 + run[k].twice] =
+			child_result(&run[k], st, src, jobs[run[k].job].method,
+				     one, sizeof(one));
+		if (!got[run[k].job * 2 + run[k].twice] && !reason[0])
+			snprintf(reason, sizeof(reason), "%s", one);
 		close(run[k].out);
 		run[k] = run[--active];
 		done++;
@@ -309,5 +358,7 @@ int bench_count_insns(struct bench_ctx *ctx, const char *sub,
 			jobs[i].per_op = (double)(b - a) / (double)jobs[i].n;
 	}
 	free(got);
+	if (reason[0] && why)
+		*why = reason;
 	return 0;
 }

@@ -343,7 +343,7 @@ enum bench_insn_source {
 enum bench_insn_source bench_insns_source(const char **why);
 const char *bench_insns_source_name(enum bench_insn_source s);
 int bench_count_insns(struct bench_ctx *ctx, const char *sub,
-		      struct bench_insn_job *jobs, int njobs);
+		      struct bench_insn_job *jobs, int njobs, const char **why);
 int bench_count_child_main(int argc, char **argv);
 
 /* plot.c; bench_plot: 0, a negative errno, or 1 when gnuplot failed */
