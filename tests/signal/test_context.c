@@ -486,3 +486,23 @@ Test(sig_ctx, missing_restorer_sigsegv)
 	t_assert_status_sig(run(body_no_restorer, NULL), SIGSEGV);
 	cr_expect_eq(segv.runs, 0, "the handler never ran");
 }
+
+/* ---- a guest fault with EFLAGS.AC set ---- */
+
+static void body_ac_fault(struct t_run *r)
+{
+	(void)r;
+	/* AC on, then a jump into nothing: the host's fault handler starts
+	 * with AC still set (the kernel does not clear it). */
+	asm volatile("pushfq\n\t"
+		     "orl $0x40000, (%%rsp)\n\t"
+		     "popfq\n\t"
+		     "jmp *%0" : : "r"((void *)0x10) : "memory");
+}
+
+Test(sig_ctx, guest_fault_with_ac_set)
+{
+	int st = run(body_ac_fault, NULL);
+
+	t_assert_status_sig(st, SIGSEGV);
+}
