@@ -73,11 +73,18 @@ static inline int t_expect(struct ua_space *sp, enum t_mode mode, int prot)
 	}
 }
 
-#define t_assert_probe(p, want, ...)                                 \
-	do {                                                         \
-		int __got = ua__protect_probe(p), __want = (want);   \
-		cr_assert_eq(__got, __want,                          \
-			     "probe %d, expected %d: " __VA_ARGS__); \
+/* The caller's optional message: printf arguments, or nothing. */
+#define t_msg(buf, ...) snprintf((buf), sizeof(buf), " " __VA_ARGS__)
+
+#define t_assert_probe(p, want, ...)                                      \
+	do {                                                              \
+		int __got = ua__protect_probe(p), __want = (want);        \
+		char __m[256];                                            \
+		if (__got != __want) {                                    \
+			t_msg(__m, __VA_ARGS__);                          \
+			cr_assert_fail("probe %d, expected %d:%s", __got, \
+				       __want, __m);                      \
+		}                                                         \
 	} while (0)
 
 static inline bool t_is(struct ua_space *sp, enum ua_protect p)
@@ -86,22 +93,25 @@ static inline bool t_is(struct ua_space *sp, enum ua_protect p)
 }
 
 /* Assert the calling thread's counters since the last ua_stats_reset(). */
-#define t_assert_stats(sw, win, fx, ...)                                   \
-	do {                                                               \
-		struct ua_stats __st;                                      \
-		ua_stats_get(&__st);                                       \
-		cr_assert_eq(__st.switches, (uint64_t)(sw),                \
-			     "switches %llu, expected %llu: " __VA_ARGS__, \
-			     (unsigned long long)__st.switches,            \
-			     (unsigned long long)(sw));                    \
-		cr_assert_eq(__st.windows, (uint64_t)(win),                \
-			     "windows %llu, expected %llu: " __VA_ARGS__,  \
-			     (unsigned long long)__st.windows,             \
-			     (unsigned long long)(win));                   \
-		cr_assert_eq(__st.fixups, (uint64_t)(fx),                  \
-			     "fixups %llu, expected %llu: " __VA_ARGS__,   \
-			     (unsigned long long)__st.fixups,              \
-			     (unsigned long long)(fx));                    \
+#define t_assert_stats(sw, win, fx, ...)                                  \
+	do {                                                              \
+		struct ua_stats __st;                                     \
+		char __m[256];                                            \
+		ua_stats_get(&__st);                                      \
+		if (__st.switches != (uint64_t)(sw) ||                    \
+		    __st.windows != (uint64_t)(win) ||                    \
+		    __st.fixups != (uint64_t)(fx)) {                      \
+			t_msg(__m, __VA_ARGS__);                          \
+			cr_assert_fail(                                   \
+				"switches/windows/fixups %llu/%llu/%llu," \
+				" expected %llu/%llu/%llu:%s",            \
+				(unsigned long long)__st.switches,        \
+				(unsigned long long)__st.windows,         \
+				(unsigned long long)__st.fixups,          \
+				(unsigned long long)(sw),                 \
+				(unsigned long long)(win),                \
+				(unsigned long long)(fx), __m);           \
+		}                                                         \
 	} while (0)
 
 /* The outcome of t_child(): wait status and everything written to stderr. */
