@@ -81,6 +81,9 @@ uint32_t ua__fpu_read_extent(const unsigned char *hdr, uint64_t rfbm)
 	memcpy(&xstate_bv, hdr, 8);
 	memcpy(&xcomp_bv, hdr + 8, 8);
 	load = xstate_bv & rfbm;
+	/* x87/SSE only, the frames this engine writes: the legacy area. */
+	if (!(load & ~3ull) && !(xcomp_bv >> 63))
+		return end;
 	if (!(xcomp_bv >> 63)) {
 		for (int i = 2; i < 63; i++)
 			if ((load & (1ull << i)) && comp_end[i] > end)
@@ -106,17 +109,48 @@ void ua__fpu_save_ctl(struct ua_sigstate *s)
 	asm volatile("fnstcw %0" : "=m"(s->fcw));
 }
 
-/* What a handler starts with: the init state of the x87 and SSE units. */
+static inline uint32_t cur_mxcsr(void)
+{
+	uint32_t v;
+
+	asm volatile("stmxcsr %0" : "=m"(v));
+	return v;
+}
+
+static inline uint16_t cur_fcw(void)
+{
+	uint16_t v;
+
+	asm volatile("fnstcw %0" : "=m"(v));
+	return v;
+}
+
+/*
+ * What a handler starts with: the init state of the x87 and SSE control
+ * and status.  FNINIT and LDMXCSR cost tens of cycles each, a good part of
+ * a signal round trip, and at a syscall boundary the state is nearly
+ * always already the default: write only what differs.
+ */
 void ua__fpu_fresh(void)
 {
-	uint32_t mxcsr = MXCSR_DEFAULT;
+	uint16_t fsw;
 
-	asm volatile("fninit\n\tldmxcsr %0" : : "m"(mxcsr));
+	asm volatile("fnstsw %0" : "=m"(fsw));
+	if (cur_fcw() != FCW_DEFAULT || fsw)
+		asm volatile("fninit");
+	if (cur_mxcsr() != MXCSR_DEFAULT) {
+		uint32_t v = MXCSR_DEFAULT;
+
+		asm volatile("ldmxcsr %0" : : "m"(v));
+	}
 }
 
 void ua__fpu_load_ctl(uint32_t mxcsr, uint16_t fcw)
 {
-	asm volatile("fldcw %1\n\tldmxcsr %0" : : "m"(mxcsr), "m"(fcw));
+	if (cur_fcw() != fcw)
+		asm volatile("fldcw %0" : : "m"(fcw));
+	if (cur_mxcsr() != mxcsr)
+		asm volatile("ldmxcsr %0" : : "m"(mxcsr));
 }
 
 static void put32(unsigned char *p, uint32_t v)

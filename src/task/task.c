@@ -115,7 +115,7 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 	struct ua_task *t;
 	int err = -EOPNOTSUPP;
 
-#if !defined(__x86_64__) || UA_FORCE_GENERIC_ARCH
+#if !defined(__x86_64__)
 	goto fail;
 #endif
 	err = -EINVAL;
