@@ -186,6 +186,11 @@ void ua__fpu_init(void)
 	build_template();
 }
 
+const unsigned char *ua__fpu_template(void)
+{
+	return image_template;
+}
+
 void ua__fpu_build_image(const struct ua_sigstate *s, unsigned char img[576])
 {
 	memcpy(img, image_template, 576);

@@ -135,7 +135,8 @@ int ua__setup_rt_frame(struct ua_task *t, int sig, const siginfo_t *info,
 		return -EFAULT;
 	/* Prepare: everything that reads state or calls out, before the window. */
 	ua__fpu_save_ctl(s);
-	ua__fpu_build_image(s, img);
+	if (!block)
+		ua__fpu_build_image(s, img);
 	mask = s->restore_mask ? s->saved_mask : s->blocked;
 	uc_flags = UC_SIGCONTEXT_SS | UC_STRICT_RESTORE_SS |
 		   (ua__fpu.xsave ? UC_FP_XSTATE : 0);
@@ -156,7 +157,15 @@ int ua__setup_rt_frame(struct ua_task *t, int sig, const siginfo_t *info,
 	PUT(mask, &f->uc.uc_sigmask);
 	if (ka->flags & SA_SIGINFO)
 		COPY_TO(&f->info, info, sizeof(*info));
-	COPY_TO((void *)fp, img, ua__fpu.xsave ? 576 : 512);
+	if (block) {
+		/* The fixed image straight into the frame, then the two words. */
+		ua_unsafe_copy_to_user((void *)fp, ua__fpu_template(),
+				       ua__fpu.xsave ? 576 : 512, efault);
+		ua_unsafe_put_user(s->fcw, (uint16_t *)fp, efault);
+		ua_unsafe_put_user(s->mxcsr, (uint32_t *)(fp + 24), efault);
+	} else {
+		COPY_TO((void *)fp, img, ua__fpu.xsave ? 576 : 512);
+	}
 	if (ua__fpu.xsave)
 		PUT(FP_XSTATE_MAGIC2, (uint32_t *)(fp + ua__fpu.xstate_size));
 	/* Block mode leaves the window open: exit folds or closes it. */
@@ -199,7 +208,19 @@ int ua__restore_fpstate(bool block, uint64_t fp, bool hw_align)
 		return -EFAULT;
 	if (!block && !ua_access_ok((void *)fp, ua__fpu_frame_size()))
 		return -EFAULT;
-	COPY_FROM(legacy, (const void *)fp, 512);
+	if (block) {
+		/*
+		 * Only the control words and the software-reserved bytes are
+		 * looked at; 512 bytes at 64-byte alignment span at most two
+		 * pages, and these two pieces touch both, so a legacy area
+		 * XRSTOR could not read still faults here.
+		 */
+		ua_unsafe_copy_from_user(legacy, (const void *)fp, 32, efault);
+		ua_unsafe_copy_from_user(legacy + 464,
+					 (const void *)(fp + 464), 48, efault);
+	} else {
+		COPY_FROM(legacy, (const void *)fp, 512);
+	}
 	memcpy(&magic1, legacy + 464, 4);
 	memcpy(&ext, legacy + 468, 4);
 	memcpy(&xfeat, legacy + 472, 8);

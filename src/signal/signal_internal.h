@@ -145,6 +145,8 @@ UA_HIDDEN void ua__fpu_save_ctl(struct ua_sigstate *s);
 UA_HIDDEN void ua__fpu_fresh(void);
 UA_HIDDEN void ua__fpu_load_ctl(uint32_t mxcsr, uint16_t fcw);
 /* The first 576 bytes of a frame's FP image (legacy area + header). */
+/* The image with default control words, for block mode to copy and patch. */
+UA_HIDDEN const unsigned char *ua__fpu_template(void);
 UA_HIDDEN void ua__fpu_build_image(const struct ua_sigstate *s,
 				   unsigned char img[576]);
 /*
