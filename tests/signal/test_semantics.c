@@ -456,6 +456,7 @@ static void *waker_main(void *arg)
 	t_wait_blocked_in_futex(task_thread_tid);
 	switch (k->what) {
 	case 0:
+	case 3:
 		ua_task_kill(k->t, SIGUSR1);
 		break;
 	case 1:
@@ -480,17 +481,18 @@ static void body_wait(struct t_run *r)
 
 	t_install(SIGUSR1, h_wake, 0, 0);
 	t_install(40, h_wake, 0, 0);
+	sigemptyset(&m);
+	if (k->what == 1 || k->what == 3)
+		t_setmask(BIT(SIGUSR1) | BIT(SIGUSR2));
+	*(int *)r->mem = 0;
 	errno = 0;
+	/* From here the waker may act: the next sleep is the wait. */
 	__atomic_store_n(&task_thread_tid, (pid_t)syscall(SYS_gettid),
 			 __ATOMIC_RELEASE);
-	if (k->what == 1) {
-		sigemptyset(&m);
-		t_setmask(BIT(SIGUSR1) | BIT(SIGUSR2));
+	if (k->what == 1 || k->what == 3)
 		w.ret = ua_sys_sigsuspend(&m);
-	} else {
-		*(int *)r->mem = 0;
+	else
 		w.ret = ua_sys_futex_wait((int *)r->mem, 0);
-	}
 	w.err = errno;
 	w.after = t_getmask();
 }
@@ -532,6 +534,15 @@ Test(sig_sem, task_kill_wakes_futex_wait)
 Test(sig_sem, task_sigqueue_wakes_sigsuspend)
 {
 	check_wait(1);
+	cr_expect_eq(w.runs, 1);
+	cr_expect_eq(w.ret, -1);
+	cr_expect_eq(w.err, EINTR);
+	cr_expect_eq(w.after, BIT(SIGUSR1) | BIT(SIGUSR2), "mask restored");
+}
+
+Test(sig_sem, task_kill_wakes_sigsuspend)
+{
+	check_wait(3);
 	cr_expect_eq(w.runs, 1);
 	cr_expect_eq(w.ret, -1);
 	cr_expect_eq(w.err, EINTR);
