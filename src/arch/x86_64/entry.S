@@ -40,6 +40,24 @@
 	.long 1;			\
 	.popsection
 
+/* Every general register from the pt_regs at %rdi, but %rdi and %rsp. */
+.macro RESTORE_GPRS_BUT_RDI_RSP
+	movq	R15(%rdi), %r15
+	movq	R14(%rdi), %r14
+	movq	R13(%rdi), %r13
+	movq	R12(%rdi), %r12
+	movq	RBP(%rdi), %rbp
+	movq	RBX(%rdi), %rbx
+	movq	R11(%rdi), %r11
+	movq	R10(%rdi), %r10
+	movq	R9(%rdi), %r9
+	movq	R8(%rdi), %r8
+	movq	RAX(%rdi), %rax
+	movq	RCX(%rdi), %rcx
+	movq	RDX(%rdi), %rdx
+	movq	RSI(%rdi), %rsi
+.endm
+
 	.text
 
 /*
@@ -142,20 +160,7 @@ ua__syscall:
 	movb	%al, %ah
 	sahf					/* SF ZF AF PF CF */
 .Lflags_done:
-	movq	R15(%rdi), %r15
-	movq	R14(%rdi), %r14
-	movq	R13(%rdi), %r13
-	movq	R12(%rdi), %r12
-	movq	RBP(%rdi), %rbp
-	movq	RBX(%rdi), %rbx
-	movq	R11(%rdi), %r11
-	movq	R10(%rdi), %r10
-	movq	R9(%rdi), %r9
-	movq	R8(%rdi), %r8
-	movq	RAX(%rdi), %rax
-	movq	RCX(%rdi), %rcx
-	movq	RDX(%rdi), %rdx
-	movq	RSI(%rdi), %rsi
+	RESTORE_GPRS_BUT_RDI_RSP
 	movq	RSP(%rdi), %rsp
 	leaq	-8(%rsp), %rsp
 	movq	RDI(%rdi), %rdi
@@ -204,20 +209,7 @@ ua__ret_to_guest:
 1:	movq	%rcx, -EXIT_SCRATCH(%rax)
 	pushq	EFLAGS(%rdi)
 	popfq
-	movq	R15(%rdi), %r15
-	movq	R14(%rdi), %r14
-	movq	R13(%rdi), %r13
-	movq	R12(%rdi), %r12
-	movq	RBP(%rdi), %rbp
-	movq	RBX(%rdi), %rbx
-	movq	R11(%rdi), %r11
-	movq	R10(%rdi), %r10
-	movq	R9(%rdi), %r9
-	movq	R8(%rdi), %r8
-	movq	RAX(%rdi), %rax
-	movq	RCX(%rdi), %rcx
-	movq	RDX(%rdi), %rdx
-	movq	RSI(%rdi), %rsi
+	RESTORE_GPRS_BUT_RDI_RSP
 	movq	RSP(%rdi), %rsp
 	leaq	-EXIT_SCRATCH(%rsp), %rsp	/* lea: flags stay as restored */
 	movq	RDI(%rdi), %rdi
@@ -239,20 +231,7 @@ ua__ret_to_guest_iret:
 	movw	%cs, %ax
 	pushq	%rax
 	pushq	RIP(%rdi)
-	movq	R15(%rdi), %r15
-	movq	R14(%rdi), %r14
-	movq	R13(%rdi), %r13
-	movq	R12(%rdi), %r12
-	movq	RBP(%rdi), %rbp
-	movq	RBX(%rdi), %rbx
-	movq	R11(%rdi), %r11
-	movq	R10(%rdi), %r10
-	movq	R9(%rdi), %r9
-	movq	R8(%rdi), %r8
-	movq	RAX(%rdi), %rax
-	movq	RCX(%rdi), %rcx
-	movq	RDX(%rdi), %rdx
-	movq	RSI(%rdi), %rsi
+	RESTORE_GPRS_BUT_RDI_RSP
 	movq	RDI(%rdi), %rdi
 	iretq
 	EXTABLE(1b, ua__ret_to_guest_iret)
