@@ -167,7 +167,41 @@ static bool is_violation(struct violation *v, siginfo_t *info,
 	return prot >= 0 && (prot & (PROT_READ | PROT_WRITE));
 }
 
-/* Portable arch: a primitive faulted; resume at its recovery point. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define UA_CAN_REDIRECT 1
+#else
+#define UA_CAN_REDIRECT 0
+#endif
+
+/*
+ * Portable primitives: the handler returns into this, in the faulting
+ * thread's own context again (the kernel's sigreturn has put back its
+ * signal mask, FP state and PKRU), and it jumps to the recovery point.
+ */
+static void __attribute__((noreturn, used)) recover_trampoline(void)
+{
+	void *jb = ua_self.recover;
+
+	ua_self.recover = NULL;
+	siglongjmp(*(sigjmp_buf *)jb, 1);
+}
+
+/* Make the interrupted context resume in recover_trampoline(). */
+static void redirect_to_recovery(ucontext_t *uc)
+{
+#if defined(__x86_64__)
+	greg_t *g = uc->uc_mcontext.gregs;
+
+	/* Below the red zone, aligned as after a call. */
+	g[REG_RSP] = (greg_t)((((uintptr_t)g[REG_RSP] - 128) & ~(uintptr_t)15) -
+			      8);
+#elif defined(__aarch64__)
+	uc->uc_mcontext.sp = (uc->uc_mcontext.sp - 16) & ~(uint64_t)15;
+#endif
+	uc_set_pc(uc, (uintptr_t)recover_trampoline);
+}
+
+/* Portable arch without a context to edit: jump out of the handler. */
 static void __attribute__((noreturn)) recover_generic(int sig)
 {
 	void *jb = ua_self.recover;
@@ -199,8 +233,12 @@ static bool handle_fault(int sig, siginfo_t *info, ucontext_t *uc)
 	/* Before any fixup: a forbidden access is reported, not recovered. */
 	if (is_violation(&v, info, uc))
 		report_violation(&v, info, uc);
-	if (ua_self.recover)
-		recover_generic(sig);
+	if (ua_self.recover) {
+		if (!UA_CAN_REDIRECT)
+			recover_generic(sig);
+		redirect_to_recovery(uc);
+		return true;
+	}
 	if (ua_extable_search(uc_pc(uc), &fixup)) {
 		uc_set_pc(uc, fixup);
 		ua_self.stats.fixups++;
@@ -325,7 +363,7 @@ int ua__fault_install(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = fault_handler;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-#if !UA_ARCH_HAS_INLINE_ACCESSORS
+#if !UA_ARCH_HAS_INLINE_ACCESSORS && !UA_CAN_REDIRECT
 	/* Recovery longjmps out of the handler: leave nothing blocked. */
 	sa.sa_flags |= SA_NODEFER;
 #endif

@@ -53,40 +53,59 @@ size_t ua__raw_clear(void *dst, size_t n)
 	return 0;
 }
 
+/*
+ * One typed access, so a value that straddles into a bad page faults
+ * before any byte is stored (a put must leave the target untouched), as
+ * the single move of an arch port does.
+ */
+static int access_sized(unsigned long *v, void *p, size_t size, bool store)
+{
+	sigjmp_buf jb;
+
+	if (sigsetjmp(jb, 0)) {
+		ua_self.recover = NULL;
+		ua_self.stats.fixups++;
+		return -EFAULT;
+	}
+	ua_self.recover = &jb;
+	atomic_signal_fence(memory_order_seq_cst);
+	switch (size) {
+	case 1:
+		if (store)
+			*(volatile uint8_t *)p = (uint8_t)*v;
+		else
+			*v = *(const volatile uint8_t *)p;
+		break;
+	case 2:
+		if (store)
+			*(volatile uint16_t *)p = (uint16_t)*v;
+		else
+			*v = *(const volatile uint16_t *)p;
+		break;
+	case 4:
+		if (store)
+			*(volatile uint32_t *)p = (uint32_t)*v;
+		else
+			*v = *(const volatile uint32_t *)p;
+		break;
+	default:
+		if (store)
+			*(volatile uint64_t *)p = (uint64_t)*v;
+		else
+			*v = (unsigned long)*(const volatile uint64_t *)p;
+		break;
+	}
+	atomic_signal_fence(memory_order_seq_cst);
+	ua_self.recover = NULL;
+	return 0;
+}
+
 int ua__generic_get(unsigned long *v, const void *p, size_t size)
 {
-	union {
-		uint8_t b;
-		uint16_t w;
-		uint32_t l;
-		uint64_t q;
-	} u;
-
-	if (ua__raw_copy(&u, p, size))
-		return -EFAULT;
-	switch (size) {
-	case 1: *v = u.b; break;
-	case 2: *v = u.w; break;
-	case 4: *v = u.l; break;
-	default: *v = (unsigned long)u.q; break;
-	}
-	return 0;
+	return access_sized(v, (void *)p, size, false);
 }
 
 int ua__generic_put(unsigned long v, void *p, size_t size)
 {
-	union {
-		uint8_t b;
-		uint16_t w;
-		uint32_t l;
-		uint64_t q;
-	} u;
-
-	switch (size) {
-	case 1: u.b = (uint8_t)v; break;
-	case 2: u.w = (uint16_t)v; break;
-	case 4: u.l = (uint32_t)v; break;
-	default: u.q = v; break;
-	}
-	return ua__raw_copy(p, &u, size) ? -EFAULT : 0;
+	return access_sized(&v, p, size, true);
 }
