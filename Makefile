@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MESON_OPTS ?=
 
-.PHONY: all deps build test test-asan bench install clean
+.PHONY: all deps build test test-asan test-generic bench install clean
 
 all: build
 
@@ -28,6 +28,12 @@ test-asan: deps
 	ninja -C build-asan
 	@UA_SANITIZED=1 tools/run-tests build-asan
 
+# The portable primitives (what other architectures use), on this machine.
+test-generic: deps
+	@[ -f build-generic/build.ninja ] || meson setup build-generic -Dforce_generic_arch=true
+	ninja -C build-generic
+	@tools/run-tests build-generic
+
 bench: deps build
 	@tools/run-bench $(BUILD)
 
@@ -38,4 +44,4 @@ install: build
 	meson install -C $(BUILD) --destdir "$(abspath $(DESTDIR))"
 
 clean:
-	rm -rf $(BUILD) build-asan bench-report
+	rm -rf $(BUILD) build-asan build-generic bench-report
