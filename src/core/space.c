@@ -294,8 +294,9 @@ static int maps_remove(struct ua_space *sp, uintptr_t lo, uintptr_t hi)
 		j++;
 	if (j < sp->nmaps && sp->maps[j].start < hi)
 		sp->maps[j].start = hi;
-	memmove(&sp->maps[i], &sp->maps[j],
-		(sp->nmaps - j) * sizeof(sp->maps[0]));
+	if (j > i && j < sp->nmaps)
+		memmove(&sp->maps[i], &sp->maps[j],
+			(sp->nmaps - j) * sizeof(sp->maps[0]));
 	sp->nmaps -= j - i;
 	return 0;
 }

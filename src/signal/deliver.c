@@ -158,8 +158,9 @@ bool ua__sig_guest_fault(struct ua_task *t, int sig, const siginfo_t *info)
 
 	if (!s)
 		return false;
-	s->trapno = sig == SIGSEGV || sig == SIGBUS ? 14 : 0;
-	s->err = 0;
+	/* What the kernel puts in the frame: the fault's own trap and code. */
+	s->trapno = t->fault_trapno;
+	s->err = t->fault_err;
 	s->cr2 = (uint64_t)(uintptr_t)info->si_addr;
 	force_with_info(t, sig, info, false);
 	return true;

@@ -258,6 +258,8 @@ static void asan_leave(struct ua_task *t, void *fake)
 
 int ua_task_run(struct ua_task *t)
 {
+	uint32_t mxcsr;
+	uint16_t fcw;
 	enum ua_task_state expect = UA_TASK_NEW;
 	void *fake = NULL;
 	int err, status;
@@ -278,9 +280,12 @@ int ua_task_run(struct ua_task *t)
 		return -EBUSY;
 	t->prev_space = ua_space_use(t->sp);
 	ua__cur_task = t;
+	/* Guest code may change the FP control words: the monitor's come back. */
+	asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fcw));
 	asan_enter(t, &fake);
 	status = ua__task_enter(t);
 	asan_leave(t, fake);
+	asm volatile("fldcw %1\n\tldmxcsr %0" : : "m"(mxcsr), "m"(fcw));
 	ua__guest_task = NULL;
 	ua__cur_task = NULL;
 	ua_space_use(t->prev_space);
@@ -390,6 +395,8 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 	};
 	fault_info = *info;
 	fault_info.si_signo = sig;
+	t->fault_trapno = (uint64_t)g[REG_TRAPNO];
+	t->fault_err = (uint64_t)g[REG_ERR];
 	g[REG_RIP] = (greg_t)ua__guest_fault_entry;
 	g[REG_RSP] = (greg_t)t->mon_rsp;
 	/* The monitor must not inherit the guest's AC or TF (DF: cld). */

@@ -33,6 +33,8 @@ struct ua_task {
 	size_t stack_size;
 	/* Set by a syscall that replaced the whole register state. */
 	bool regs_replaced;
+	/* The host's trap number and error code of the last guest fault. */
+	uint64_t fault_trapno, fault_err;
 	/* Syscall entry did not lock: the handler's first window does. */
 	bool entry_unlocked;
 	ua_syscall_hook_t hook;
