@@ -67,24 +67,8 @@ static bool perf_works(bool kernel)
 static const char *find_on_path(const char *prog)
 {
 	static char path[4096];
-	const char *env = getenv("PATH");
-	char *dirs, *save = NULL;
 
-	if (!env)
-		return NULL;
-	dirs = strdup(env);
-	if (!dirs)
-		return NULL;
-	for (char *d = strtok_r(dirs, ":", &save); d;
-	     d = strtok_r(NULL, ":", &save)) {
-		snprintf(path, sizeof(path), "%s/%s", *d ? d : ".", prog);
-		if (!access(path, X_OK)) {
-			free(dirs);
-			return path;
-		}
-	}
-	free(dirs);
-	return NULL;
+	return bench_find_on_path(prog, path, sizeof(path));
 }
 
 enum bench_insn_source bench_insns_source(const char **why)

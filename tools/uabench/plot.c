@@ -15,9 +15,8 @@
 
 #include "uabench.h"
 
-const char *bench_find_gnuplot(void)
+const char *bench_find_on_path(const char *prog, char *buf, size_t len)
 {
-	static char path[4096];
 	const char *env = getenv("PATH");
 	char *dirs, *save = NULL;
 
@@ -28,14 +27,21 @@ const char *bench_find_gnuplot(void)
 		return NULL;
 	for (char *d = strtok_r(dirs, ":", &save); d;
 	     d = strtok_r(NULL, ":", &save)) {
-		snprintf(path, sizeof(path), "%s/gnuplot", *d ? d : ".");
-		if (!access(path, X_OK)) {
+		snprintf(buf, len, "%s/%s", *d ? d : ".", prog);
+		if (!access(buf, X_OK)) {
 			free(dirs);
-			return path;
+			return buf;
 		}
 	}
 	free(dirs);
 	return NULL;
+}
+
+const char *bench_find_gnuplot(void)
+{
+	static char path[4096];
+
+	return bench_find_on_path("gnuplot", path, sizeof(path));
 }
 
 static FILE *open_in(const char *dir, const char *name)

@@ -347,6 +347,8 @@ int bench_count_insns(struct bench_ctx *ctx, const char *sub,
 int bench_count_child_main(int argc, char **argv);
 
 /* plot.c; bench_plot: 0, a negative errno, or 1 when gnuplot failed */
+/* Search PATH for an executable; its path in buf, or NULL. */
+const char *bench_find_on_path(const char *prog, char *buf, size_t len);
 const char *bench_find_gnuplot(void);
 int bench_plot(const char *dir, const char *gnuplot,
 	       struct bench_doc *const *docs, int ndocs, int *nplots);
