@@ -147,8 +147,9 @@ void ua__fpu_fresh(void)
 
 void ua__fpu_load_ctl(uint32_t mxcsr, uint16_t fcw)
 {
+	/* FNCLEX first: FLDCW would raise a pending unmasked exception. */
 	if (cur_fcw() != fcw)
-		asm volatile("fldcw %0" : : "m"(fcw));
+		asm volatile("fnclex\n\tfldcw %0" : : "m"(fcw));
 	if (cur_mxcsr() != mxcsr)
 		asm volatile("ldmxcsr %0" : : "m"(mxcsr));
 }

@@ -285,7 +285,13 @@ int ua_task_run(struct ua_task *t)
 	asan_enter(t, &fake);
 	status = ua__task_enter(t);
 	asan_leave(t, fake);
-	asm volatile("fldcw %1\n\tldmxcsr %0" : : "m"(mxcsr), "m"(fcw));
+	/*
+	 * FLDCW waits for pending x87 exceptions: clear the guest's first, or
+	 * an exception it left pending and unmasked fires here (FNCLEX does
+	 * not wait).
+	 */
+	asm volatile("fnclex\n\tfldcw %1\n\tldmxcsr %0"
+		     : : "m"(mxcsr), "m"(fcw));
 	ua__guest_task = NULL;
 	ua__cur_task = NULL;
 	ua_space_use(t->prev_space);
