@@ -17,7 +17,23 @@
 
 #include "../internal.h"
 
-static struct sigaction old_action[2]; /* SIGSEGV, SIGBUS */
+/*
+ * SIGSEGV and SIGBUS are the accessors' faults; SIGFPE, SIGILL and SIGTRAP
+ * are taken too so that guest code raising them (a division by zero, a
+ * bad opcode, an int3) ends up with its task instead of killing the
+ * process.  Outside guest code all three go straight to the old handler.
+ */
+static const int fault_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP };
+#define NR_FAULT_SIGS (sizeof(fault_sigs) / sizeof(fault_sigs[0]))
+static struct sigaction old_action[NR_FAULT_SIGS];
+
+static struct sigaction *old_action_of(int sig)
+{
+	for (size_t i = 0; i < NR_FAULT_SIGS; i++)
+		if (fault_sigs[i] == sig)
+			return &old_action[i];
+	return &old_action[0];
+}
 
 /* Hook for the task layer: a fault taken while the thread runs guest code. */
 bool (*ua__guest_fault_hook)(int sig, siginfo_t *info, ucontext_t *uc);
@@ -225,10 +241,13 @@ static bool handle_fault(int sig, siginfo_t *info, ucontext_t *uc)
 	struct violation v;
 	uintptr_t fixup;
 
-	if (sig != SIGSEGV && sig != SIGBUS)
-		return false;
 	/* Only faults the CPU raised; a kill(SIGSEGV) has no faulting PC. */
 	if (info->si_code <= 0)
+		return false;
+	if (sig == SIGFPE || sig == SIGILL || sig == SIGTRAP)
+		return ua__guest_fault_hook && ua_self.guest_space &&
+		       ua__guest_fault_hook(sig, info, uc);
+	if (sig != SIGSEGV && sig != SIGBUS)
 		return false;
 	/* Before any fixup: a forbidden access is reported, not recovered. */
 	if (is_violation(&v, info, uc))
@@ -285,7 +304,7 @@ static void default_action(int sig, const siginfo_t *info,
  */
 static void chain(int sig, siginfo_t *info, void *uc)
 {
-	struct sigaction *slot = &old_action[sig == SIGBUS];
+	struct sigaction *slot = old_action_of(sig);
 	struct sigaction old = *slot;
 	sigset_t mask, prev;
 
@@ -354,7 +373,6 @@ fault_handler(int sig, siginfo_t *info, void *uc)
 
 int ua__fault_install(void)
 {
-	static const int sigs[2] = { SIGSEGV, SIGBUS };
 	struct sigaction sa;
 	void *frame;
 
@@ -368,8 +386,8 @@ int ua__fault_install(void)
 	sa.sa_flags |= SA_NODEFER;
 #endif
 	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 2; i++) {
-		if (sigaction(sigs[i], &sa, &old_action[i]))
+	for (size_t i = 0; i < NR_FAULT_SIGS; i++) {
+		if (sigaction(fault_sigs[i], &sa, &old_action[i]))
 			return -errno;
 	}
 	return 0;

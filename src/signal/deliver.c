@@ -161,7 +161,9 @@ bool ua__sig_guest_fault(struct ua_task *t, int sig, const siginfo_t *info)
 	/* What the kernel puts in the frame: the fault's own trap and code. */
 	s->trapno = t->fault_trapno;
 	s->err = t->fault_err;
-	s->cr2 = (uint64_t)(uintptr_t)info->si_addr;
+	/* cr2 is the page-fault address; other traps leave it 0 here. */
+	s->cr2 = sig == SIGSEGV || sig == SIGBUS ?
+			 (uint64_t)(uintptr_t)info->si_addr : 0;
 	force_with_info(t, sig, info, false);
 	return true;
 }

@@ -302,3 +302,32 @@ Test(task_fault, altstack_provided_when_missing)
 	for (int i = 0; i < 3; i++)
 		run_altstack_case(false, true);
 }
+
+/* Division by zero, an undefined opcode, a breakpoint: in assembly. */
+static void guest_divide_by_zero(void *arg)
+{
+	(void)arg;
+	__asm__ volatile("xorl %%ecx, %%ecx\n\t"
+			 "movl $1, %%eax\n\t"
+			 "cltd\n\t"
+			 "idivl %%ecx" ::: "eax", "ecx", "edx", "memory");
+}
+
+static void guest_ud2(void *arg)
+{
+	(void)arg;
+	__asm__ volatile("ud2" ::: "memory");
+}
+
+static void guest_int3(void *arg)
+{
+	(void)arg;
+	__asm__ volatile("int3" ::: "memory");
+}
+
+Test(task_fault, cpu_traps_kill_only_the_task)
+{
+	expect_death(guest_divide_by_zero, NULL, SIGFPE);
+	expect_death(guest_ud2, NULL, SIGILL);
+	expect_death(guest_int3, NULL, SIGTRAP);
+}
