@@ -3,7 +3,9 @@
  * The fault handler.  ua_init() installs it for SIGSEGV and SIGBUS with
  * SA_SIGINFO | SA_ONSTACK; it resumes faults whose instruction has an
  * exception-table entry and passes every other fault to the handler that
- * was installed before it.
+ * was installed before it.  It also takes SIGFPE, SIGILL and SIGTRAP, but
+ * only for guest code (they end the task): outside it they go straight to
+ * the old disposition.
  */
 #ifndef UACCESS_FAULT_H
 #define UACCESS_FAULT_H
