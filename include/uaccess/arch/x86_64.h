@@ -65,174 +65,101 @@
 	"3: movl $1, %k[ua_err]\n\t" clear "jmp 2b\n\t"                    \
 	".popsection\n\t" UA__ASM_EXTABLE(1b, 3b)
 
+/*
+ * Per access size: the type, the zero-extending load, the store and the
+ * store's value constraint.  X(n, T, load, store, cons, ...) is expanded
+ * once per size inside a switch on sizeof(*(p)).
+ */
+#define UA__SIZES(X, ...)                                                 \
+	X(1, uint8_t, "movzbl %[ua_mem], %k[ua_val]",                      \
+	  "movb %b[ua_val], %[ua_mem]", "iq", __VA_ARGS__)                 \
+	X(2, uint16_t, "movzwl %[ua_mem], %k[ua_val]",                     \
+	  "movw %w[ua_val], %[ua_mem]", "ir", __VA_ARGS__)                 \
+	X(4, uint32_t, "movl %[ua_mem], %k[ua_val]",                       \
+	  "movl %k[ua_val], %[ua_mem]", "ir", __VA_ARGS__)                 \
+	X(8, uint64_t, "movq %[ua_mem], %[ua_val]",                        \
+	  "movq %q[ua_val], %[ua_mem]", "er", __VA_ARGS__)
+
 #if UA__ARCH_ASM_GOTO_OUTPUT
 /*
  * Load sizeof(*(p)) bytes at p into the unsigned long lvalue v; on a fault
  * jump to label with v unassigned (as the kernel's asm-goto-with-outputs
  * form).  The narrow loads zero-extend so v is always fully defined.
  */
+#define UA__GET_GOTO(n, T, load, store, cons, v, p, label)                \
+	case n:                                                           \
+		asm volatile goto("1: " load "\n\t"                       \
+				  UA__ASM_EXTABLE(1b, %l[label])          \
+				  : [ua_val] "=r"(v)                      \
+				  : [ua_mem] "m"(*(const volatile T *)(p)) \
+				  :                                       \
+				  : label);                               \
+		break;
+
 #define ua__arch_get(v, p, label)                                          \
 	do {                                                               \
 		switch (sizeof(*(p))) {                                    \
-		case 1:                                                    \
-			asm volatile goto("1: movzbl %[ua_mem], %k[ua_val]\n\t"               \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 : [ua_val] "=r"(v)                             \
-				 : [ua_mem] "m"(*(const volatile uint8_t *)(p)) \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 2:                                                    \
-			asm volatile goto("1: movzwl %[ua_mem], %k[ua_val]\n\t"               \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 : [ua_val] "=r"(v)                             \
-				 : [ua_mem] "m"(*(const volatile uint16_t *)(p)) \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 4:                                                    \
-			asm volatile goto("1: movl %[ua_mem], %k[ua_val]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 : [ua_val] "=r"(v)                             \
-				 : [ua_mem] "m"(*(const volatile uint32_t *)(p)) \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 8:                                                    \
-			asm volatile goto("1: movq %[ua_mem], %[ua_val]\n\t"                  \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 : [ua_val] "=r"(v)                             \
-				 : [ua_mem] "m"(*(const volatile uint64_t *)(p)) \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
+			UA__SIZES(UA__GET_GOTO, v, p, label)               \
 		}                                                          \
 	} while (0)
-
 #else
+#define UA__GET_FIXUP(n, T, load, store, cons, v, p, err)                 \
+	case n:                                                           \
+		asm volatile(UA__ASM_MOVE_FIXUP(load,                     \
+				"xorl %k[ua_val], %k[ua_val]\n\t")        \
+			     : [ua_val] "=r"(v), [ua_err] "+r"(err)       \
+			     : [ua_mem] "m"(*(const volatile T *)(p)));   \
+		break;
+
 #define ua__arch_get(v, p, label)                                          \
 	do {                                                               \
 		int __ua_err = 0;                                          \
 		switch (sizeof(*(p))) {                                    \
-		case 1:                                                    \
-			asm volatile(UA__ASM_MOVE_FIXUP(                   \
-				"movzbl %[ua_mem], %k[ua_val]",            \
-				"xorl %k[ua_val], %k[ua_val]\n\t")         \
-				: [ua_val] "=r"(v), [ua_err] "+r"(__ua_err) \
-				: [ua_mem] "m"(*(const volatile uint8_t *)(p))); \
-			break;                                             \
-		case 2:                                                    \
-			asm volatile(UA__ASM_MOVE_FIXUP(                   \
-				"movzwl %[ua_mem], %k[ua_val]",            \
-				"xorl %k[ua_val], %k[ua_val]\n\t")         \
-				: [ua_val] "=r"(v), [ua_err] "+r"(__ua_err) \
-				: [ua_mem] "m"(*(const volatile uint16_t *)(p))); \
-			break;                                             \
-		case 4:                                                    \
-			asm volatile(UA__ASM_MOVE_FIXUP(                   \
-				"movl %[ua_mem], %k[ua_val]",              \
-				"xorl %k[ua_val], %k[ua_val]\n\t")         \
-				: [ua_val] "=r"(v), [ua_err] "+r"(__ua_err) \
-				: [ua_mem] "m"(*(const volatile uint32_t *)(p))); \
-			break;                                             \
-		case 8:                                                    \
-			asm volatile(UA__ASM_MOVE_FIXUP(                   \
-				"movq %[ua_mem], %[ua_val]",               \
-				"xorl %k[ua_val], %k[ua_val]\n\t")         \
-				: [ua_val] "=r"(v), [ua_err] "+r"(__ua_err) \
-				: [ua_mem] "m"(*(const volatile uint64_t *)(p))); \
-			break;                                             \
+			UA__SIZES(UA__GET_FIXUP, v, p, __ua_err)           \
 		}                                                          \
 		if (ua_unlikely(__ua_err))                                 \
 			goto label;                                        \
 	} while (0)
-
 #endif
 
 #if UA__ARCH_ASM_GOTO
 /* Store the unsigned long v as sizeof(*(p)) bytes at p; on a fault jump. */
+#define UA__PUT_GOTO(n, T, load, store, cons, v, p, label)                \
+	case n:                                                           \
+		asm volatile goto("1: " store "\n\t"                      \
+				  UA__ASM_EXTABLE(1b, %l[label])          \
+				  :                                       \
+				  : [ua_mem] "m"(*(volatile T *)(p)),     \
+				    [ua_val] cons((T)(v))                 \
+				  :                                       \
+				  : label);                               \
+		break;
+
 #define ua__arch_put(v, p, label)                                          \
 	do {                                                               \
 		switch (sizeof(*(p))) {                                    \
-		case 1:                                                    \
-			asm volatile goto("1: movb %b[ua_val], %[ua_mem]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 :                                         \
-				 : [ua_mem] "m"(*(volatile uint8_t *)(p)),      \
-				   [ua_val] "iq"((uint8_t)(v))                  \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 2:                                                    \
-			asm volatile goto("1: movw %w[ua_val], %[ua_mem]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 :                                         \
-				 : [ua_mem] "m"(*(volatile uint16_t *)(p)),     \
-				   [ua_val] "ir"((uint16_t)(v))                 \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 4:                                                    \
-			asm volatile goto("1: movl %k[ua_val], %[ua_mem]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 :                                         \
-				 : [ua_mem] "m"(*(volatile uint32_t *)(p)),     \
-				   [ua_val] "ir"((uint32_t)(v))                 \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
-		case 8:                                                    \
-			asm volatile goto("1: movq %q[ua_val], %[ua_mem]\n\t"                 \
-				 UA__ASM_EXTABLE(1b, %l[label])            \
-				 :                                         \
-				 : [ua_mem] "m"(*(volatile uint64_t *)(p)),     \
-				   [ua_val] "er"((uint64_t)(v))                 \
-				 :                                         \
-				 : label);                                 \
-			break;                                             \
+			UA__SIZES(UA__PUT_GOTO, v, p, label)               \
 		}                                                          \
 	} while (0)
-
 #else
+#define UA__PUT_FIXUP(n, T, load, store, cons, v, p, err)                 \
+	case n:                                                           \
+		asm volatile(UA__ASM_MOVE_FIXUP(store, "")                \
+			     : [ua_mem] "=m"(*(volatile T *)(p)),         \
+			       [ua_err] "+r"(err)                         \
+			     : [ua_val] cons((T)(v)));                    \
+		break;
+
 #define ua__arch_put(v, p, label)                                          \
 	do {                                                               \
 		int __ua_err = 0;                                          \
 		switch (sizeof(*(p))) {                                    \
-		case 1:                                                    \
-			asm volatile(UA__ASM_MOVE_FIXUP(                   \
-				"movb %b[ua_val], %[ua_mem]", "")          \
-				: [ua_mem] "=m"(*(volatile uint8_t *)(p)), \
-				  [ua_err] "+r"(__ua_err)                  \
-				: [ua_val] "iq"((uint8_t)(v)));            \
-			break;                                             \
-		case 2:                                                    \
-			asm volatile(UA__ASM_MOVE_FIXUP(                   \
-				"movw %w[ua_val], %[ua_mem]", "")          \
-				: [ua_mem] "=m"(*(volatile uint16_t *)(p)), \
-				  [ua_err] "+r"(__ua_err)                  \
-				: [ua_val] "ir"((uint16_t)(v)));           \
-			break;                                             \
-		case 4:                                                    \
-			asm volatile(UA__ASM_MOVE_FIXUP(                   \
-				"movl %k[ua_val], %[ua_mem]", "")          \
-				: [ua_mem] "=m"(*(volatile uint32_t *)(p)), \
-				  [ua_err] "+r"(__ua_err)                  \
-				: [ua_val] "ir"((uint32_t)(v)));           \
-			break;                                             \
-		case 8:                                                    \
-			asm volatile(UA__ASM_MOVE_FIXUP(                   \
-				"movq %q[ua_val], %[ua_mem]", "")          \
-				: [ua_mem] "=m"(*(volatile uint64_t *)(p)), \
-				  [ua_err] "+r"(__ua_err)                  \
-				: [ua_val] "er"((uint64_t)(v)));           \
-			break;                                             \
+			UA__SIZES(UA__PUT_FIXUP, v, p, __ua_err)           \
 		}                                                          \
 		if (ua_unlikely(__ua_err))                                 \
 			goto label;                                        \
 	} while (0)
-
 #endif
-
 
 /* Branch-free clamp: p when p - base <= size, else limit (the guard gap). */
 static inline uintptr_t ua__arch_mask(uintptr_t p, uintptr_t base,
