@@ -329,6 +329,12 @@ void ua_task_set_syscall_hook(struct ua_task *t, ua_syscall_hook_t hook,
 /* Called in monitor mode (space locked) on the monitor stack. */
 _Noreturn void ua__task_exit(struct ua_task *t, int wstatus)
 {
+	/*
+	 * A window a syscall left open for the way back to guest code
+	 * does not outlive the task: the monitor resumes with none.
+	 */
+	if (ua_self.win_kind)
+		ua__protect_window_close(ua_self.win_kind);
 	t->status = wstatus;
 	ua__task_leave(t, wstatus);
 }
