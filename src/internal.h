@@ -59,7 +59,9 @@ struct ua_space {
 	int pkey;
 	int mp_counts[5]; /* mprotect: holders per UA_MODE_* */
 	int mp_level;     /* mprotect: protection now applied */
-	atomic_int tasks; /* live tasks using the space */
+	atomic_int tasks;   /* tasks created and not destroyed */
+	atomic_int running; /* of those, the ones running now */
+	atomic_int users;   /* threads whose current space it is */
 };
 
 /* Per-thread state. */
@@ -83,6 +85,8 @@ struct ua_thread {
 	/* Space locks (sp->lock) this thread holds: a signal handler that
 	 * interrupted one must not take a space lock again. */
 	int space_locks;
+	/* The thread-exit hook that gives up cur is armed. */
+	bool exit_hook;
 };
 
 extern UA_TLS struct ua_thread ua_self;

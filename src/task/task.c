@@ -279,6 +279,7 @@ int ua_task_run(struct ua_task *t)
 					 __ATOMIC_ACQUIRE))
 		return -EBUSY;
 	t->prev_space = ua_space_use(t->sp);
+	atomic_fetch_add(&t->sp->running, 1);
 	ua__cur_task = t;
 	/* Guest code may change the FP control words: the monitor's come back. */
 	asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fcw));
@@ -295,6 +296,7 @@ int ua_task_run(struct ua_task *t)
 	ua__guest_task = NULL;
 	ua__cur_task = NULL;
 	ua_space_use(t->prev_space);
+	atomic_fetch_sub(&t->sp->running, 1);
 	__atomic_store_n(&t->state, UA_TASK_DEAD, __ATOMIC_RELEASE);
 	return status;
 }
