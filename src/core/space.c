@@ -113,8 +113,10 @@ int ua_space_destroy(struct ua_space *sp)
 {
 	if (!sp)
 		return 0;
-	if (space_busy(sp))
+	if (space_busy(sp)) {
+		errno = EBUSY;
 		return -EBUSY;
+	}
 	if (ua_self.cur == sp)
 		ua_space_use(NULL);
 	ua__protect_forget(sp);
