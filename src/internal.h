@@ -7,6 +7,7 @@
 #define UA_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -178,6 +179,14 @@ UA_HIDDEN size_t ua__copy_from_user_nozero(void *to, const void *from,
 
 /* src/core/fault.c */
 UA_HIDDEN int ua__fault_install(void);
+
+/* src/core/interpose.c */
+UA_HIDDEN bool ua__fault_sigs_unblock(sigset_t *old);
+UA_HIDDEN void ua__fault_sigs_restore(const sigset_t *old);
+
+/* src/protect/pkey.c: a new thread locks every pkey space. */
+UA_HIDDEN void ua__protect_thread_start(void);
+UA_HIDDEN uint32_t ua__pkru_locked_all(uint32_t pkru, uint32_t keys);
 
 /* The system page size, read once by ua_init(). */
 extern UA_HIDDEN size_t ua__pagesz;

@@ -262,6 +262,8 @@ int ua_task_run(struct ua_task *t)
 	uint16_t fcw;
 	enum ua_task_state expect = UA_TASK_NEW;
 	void *fake = NULL;
+	sigset_t mask;
+	bool masked;
 	int err, status;
 
 	if (!t)
@@ -278,6 +280,12 @@ int ua_task_run(struct ua_task *t)
 					 false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return -EBUSY;
+	/*
+	 * A guest fault on a blocked fault signal would kill the process
+	 * (the kernel forces the default action): the library's
+	 * pthread_sigmask() never blocks them, a raw system call may have.
+	 */
+	masked = ua__fault_sigs_unblock(&mask);
 	t->prev_space = ua_space_use(t->sp);
 	atomic_fetch_add(&t->sp->running, 1);
 	ua__cur_task = t;
@@ -297,6 +305,8 @@ int ua_task_run(struct ua_task *t)
 	ua__cur_task = NULL;
 	ua_space_use(t->prev_space);
 	atomic_fetch_sub(&t->sp->running, 1);
+	if (masked)
+		ua__fault_sigs_restore(&mask);
 	__atomic_store_n(&t->state, UA_TASK_DEAD, __ATOMIC_RELEASE);
 	return status;
 }
