@@ -183,6 +183,7 @@ UA_HIDDEN int ua__fault_install(void);
 /* src/core/interpose.c */
 UA_HIDDEN bool ua__fault_sigs_unblock(sigset_t *old);
 UA_HIDDEN void ua__fault_sigs_restore(const sigset_t *old);
+UA_HIDDEN void ua__sigmask_raw(int how, const sigset_t *set, sigset_t *old);
 
 /* src/protect/pkey.c: a new thread locks every pkey space. */
 UA_HIDDEN void ua__protect_thread_start(void);

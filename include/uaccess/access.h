@@ -124,10 +124,19 @@ UA_EXPORT size_t ua__copy_overflow(size_t size, size_t n, bool to_user);
 #define ua__object_size(p) __builtin_object_size(p, 0)
 #endif
 
-extern void ua__bad_copy_from(void) __attribute__((
-	error("ua_copy_from_user: destination buffer smaller than n")));
-extern void ua__bad_copy_to(void) __attribute__((
-	error("ua_copy_to_user: source buffer smaller than n")));
+/* Without the attribute the call is left undefined: a link error. */
+#if defined(__has_attribute)
+#if __has_attribute(error)
+#define ua__copy_error(msg) __attribute__((error(msg)))
+#endif
+#endif
+#ifndef ua__copy_error
+#define ua__copy_error(msg)
+#endif
+extern void ua__bad_copy_from(void)
+	ua__copy_error("ua_copy_from_user: destination buffer smaller than n");
+extern void ua__bad_copy_to(void)
+	ua__copy_error("ua_copy_to_user: source buffer smaller than n");
 
 static __inline__ __attribute__((always_inline)) bool
 ua__copy_size_ok(size_t size, size_t n, bool to_user)

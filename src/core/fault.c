@@ -329,12 +329,13 @@ static void chain(int sig, siginfo_t *info, void *uc)
 		sigdelset(&mask, sig);
 	else
 		sigaddset(&mask, sig);
-	pthread_sigmask(SIG_SETMASK, &mask, &prev);
+	/* Raw: the signal itself blocked, as the kernel delivers it. */
+	ua__sigmask_raw(SIG_SETMASK, &mask, &prev);
 	if (old.sa_flags & SA_SIGINFO)
 		old.sa_sigaction(sig, info, uc);
 	else
 		old.sa_handler(sig);
-	pthread_sigmask(SIG_SETMASK, &prev, NULL);
+	ua__sigmask_raw(SIG_SETMASK, &prev, NULL);
 }
 
 /*

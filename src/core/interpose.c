@@ -206,6 +206,11 @@ bool ua__fault_sigs_unblock(sigset_t *old)
 
 void ua__fault_sigs_restore(const sigset_t *old)
 {
-	syscall(SYS_rt_sigprocmask, SIG_SETMASK, old, NULL,
-		(size_t)(_NSIG / 8));
+	ua__sigmask_raw(SIG_SETMASK, old, NULL);
+}
+
+/* The kernel's call as it is: for masks the kernel itself would set. */
+void ua__sigmask_raw(int how, const sigset_t *set, sigset_t *old)
+{
+	syscall(SYS_rt_sigprocmask, how, set, old, (size_t)(_NSIG / 8));
 }
