@@ -94,6 +94,16 @@ static uint64_t rd64(const unsigned char *p)
 	return v;
 }
 
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
 /* A handler that wants to try changing the altstack while on it. */
 static bool try_set_altstack;
 
@@ -439,6 +449,103 @@ Test(sig_diff, si_code_user_and_queue)
 	run_both(&q, &host);
 	expect_common(&rec, SI_QUEUE);
 	cr_expect_eq(rec.o[0].value, 0x5eed1 + 32);
+}
+
+/*
+ * The FP area's header, host against engine: the software-reserved bytes
+ * (magic1, extended_size, xfeatures, xstate_size, zero padding), the
+ * XSAVE header (XSTATE_BV with PKRU where XCR0 has it, XCOMP_BV and the
+ * reserved bytes zero), MAGIC2 and PKRU's value (run_both compares all
+ * of them for every raise; this one logs them).
+ */
+Test(sig_diff, fp_header_and_pkru)
+{
+	struct record host;
+	struct scen sc = { .how = TKILL, .fpctl = true };
+	const struct obs *h = &host.o[0], *e;
+
+	run_both(&sc, &host);
+	expect_common(&rec, SI_TKILL);
+	e = &rec.o[0];
+	cr_log_info("host:   XSTATE_BV %#lx xfeatures %#lx xstate_size %u "
+		    "PKRU %s %#x", rd64(h->hdr), h->xfeat, h->xsize,
+		    h->pkru_in_bv ? "in use" : "absent", h->pkru);
+	cr_log_info("engine: XSTATE_BV %#lx xfeatures %#lx xstate_size %u "
+		    "PKRU %s %#x", rd64(e->hdr), e->xfeat, e->xsize,
+		    e->pkru_in_bv ? "in use" : "absent", e->pkru);
+	for (int i = 8; i < 64; i++)
+		cr_expect_eq(e->hdr[i], 0, "XSAVE header byte %d", i);
+	for (int i = 20; i < 48; i++)
+		cr_expect_eq(e->sw[i], 0, "sw byte %d", i);
+}
+
+/* ---- rt_sigreturn takes PKRU from the frame ---- */
+
+/* Key 15: not key 0, and no space of these tests gets it. */
+#define PKRU_TEST_BITS (3u << 30)
+
+static struct {
+	int how; /* 0: flip key 15's bits, 1: PKRU out of XSTATE_BV */
+	uint32_t before, in_frame, after;
+} pk;
+
+static void h_pkru(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	unsigned char *fp = (unsigned char *)uc->uc_mcontext.fpregs;
+
+	(void)sig;
+	(void)si;
+	pk.in_frame = rd32(fp + t_pkru_off);
+	if (pk.how == 0)
+		put32(fp + t_pkru_off, pk.in_frame ^ PKRU_TEST_BITS);
+	else
+		put64(fp + 512, rd64(fp + 512) & ~(1ull << 9));
+}
+
+static void body_pkru(struct t_run *r)
+{
+	(void)r;
+	t_install(SIG_A, h_pkru, 0, 0);
+	pk.before = t_rdpkru();
+	t_raise(SIG_A);
+	pk.after = t_rdpkru();
+	t_wrpkru(pk.before);
+}
+
+static void check_pkru_sigreturn(int how)
+{
+	uint32_t hb, ha, hf;
+
+	pk.how = how;
+	t_run_host(body_pkru, NULL);
+	hb = pk.before;
+	ha = pk.after;
+	hf = pk.in_frame;
+	t_assert_status_exit(t_run_engine(body_pkru, NULL, NULL, NULL), 0);
+	cr_expect_eq(hf, hb, "host: frame PKRU %#x, before %#x", hf, hb);
+	cr_expect_eq(pk.in_frame, pk.before, "engine: frame PKRU %#x, before "
+		     "%#x", pk.in_frame, pk.before);
+	if (how == 0) {
+		cr_expect_eq(ha, hb ^ PKRU_TEST_BITS, "host: PKRU after %#x", ha);
+		cr_expect_eq(pk.after, pk.before ^ PKRU_TEST_BITS,
+			     "engine: PKRU after %#x, before %#x", pk.after,
+			     pk.before);
+	} else {
+		/* XRSTOR initialises it: 0, every key open (the engine keeps
+		 * key 0 and its space's key as the guest had them: open). */
+		cr_expect_eq(ha, 0, "host: PKRU after %#x", ha);
+		cr_expect_eq(pk.after, 0, "engine: PKRU after %#x", pk.after);
+	}
+}
+
+Test(sig_diff, sigreturn_takes_pkru)
+{
+	if (!t_have_pkru)
+		cr_skip_test("no PKRU in XSAVE here (CPUID 7:ECX.OSPKE and XCR0 "
+			     "bit 9 both needed)");
+	check_pkru_sigreturn(0);
+	check_pkru_sigreturn(1);
 }
 
 Test(sig_diff, fp_state_fresh_in_handler)
@@ -998,16 +1105,6 @@ static const char *const corrupt_name[] = {
 };
 _Static_assert(sizeof(corrupt_name) / sizeof(corrupt_name[0]) == C_NR,
 	       "names");
-
-static void put32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
 
 static void h_corrupt(int sig, siginfo_t *si, void *ucv)
 {
