@@ -41,16 +41,6 @@ struct ua_fpu_layout ua__fpu;
 static uint32_t comp_size[64];
 static bool comp_align64[64];
 
-/* fpu_restore.S: 0, or -1 when the instruction faulted. */
-struct fpu_ctl {
-	uint16_t fcw;
-	uint16_t pad;
-	uint32_t mxcsr;
-};
-UA_HIDDEN int ua__fpu_xrstor(const void *img, uint64_t rfbm,
-			     struct fpu_ctl *ctl);
-UA_HIDDEN int ua__fpu_fxrstor(const void *img, struct fpu_ctl *ctl);
-
 static uint64_t xgetbv0(void)
 {
 	uint32_t lo, hi;
@@ -192,7 +182,6 @@ void ua__fpu_build_image(const struct ua_sigstate *s, unsigned char img[576])
 	put32(img + 24, s->mxcsr);
 }
 
-
 /*
  * Where PKRU sits in an image whose header is xstate_bv/xcomp_bv: its
  * CPUID offset in the standard format; in the compacted one, after the
@@ -234,9 +223,9 @@ static int read_pkru(uint64_t fp, uint64_t rfbm, struct ua_fpu_restored *out)
 		return 0;
 	ua_unsafe_get_user(xstate_bv, (const uint64_t *)(fp + 512), efault);
 	ua_unsafe_get_user(xcomp_bv, (const uint64_t *)(fp + 520), efault);
+	fp += pkru_offset(xcomp_bv);
 	if (xstate_bv & XFEATURE_MASK_PKRU)
-		ua_unsafe_get_user(v, (const uint32_t *)(fp + pkru_offset(xcomp_bv)),
-				   efault);
+		ua_unsafe_get_user(v, (const uint32_t *)fp, efault);
 	out->pkru = v;
 	return 0;
 efault:
@@ -248,7 +237,7 @@ efault:
  * every user feature it did not ask XRSTOR for, so x87 outside rfbm means
  * the default FCW, and neither SSE nor AVX in it the default MXCSR.
  */
-static void take_ctl(const struct fpu_ctl *ctl, uint64_t rfbm,
+static void take_ctl(const struct ua_fpu_ctl *ctl, uint64_t rfbm,
 		     struct ua_fpu_restored *out)
 {
 	out->fcw = rfbm & 1 ? ctl->fcw : FCW_DEFAULT;
@@ -258,7 +247,7 @@ static void take_ctl(const struct fpu_ctl *ctl, uint64_t rfbm,
 int ua__fpu_restore_xsave(bool block, uint64_t fp, uint64_t rfbm,
 			  struct ua_fpu_restored *out)
 {
-	struct fpu_ctl ctl;
+	struct ua_fpu_ctl ctl;
 	int ret = -EINVAL;
 
 	rfbm &= ua__fpu.xfeatures;
@@ -342,7 +331,7 @@ int ua__fpu_restore_fx(bool block, uint64_t fp, bool hw_align,
 		       struct ua_fpu_restored *out)
 {
 	unsigned char img[512] __attribute__((aligned(16)));
-	struct fpu_ctl ctl;
+	struct ua_fpu_ctl ctl;
 
 	if (block)
 		ua_unsafe_copy_from_user(img, (const void *)fp, 512, efault);

@@ -151,6 +151,22 @@ UA_HIDDEN const unsigned char *ua__fpu_template(void);
 UA_HIDDEN void ua__fpu_build_image(const struct ua_sigstate *s,
 				   unsigned char img[576]);
 
+/*
+ * fpu_restore.S: XRSTOR (rfbm in EDX:EAX) or FXRSTOR of img under an
+ * exception-table entry; 0, or -1 when the instruction faulted (#GP,
+ * #PF): a bad image.  On success the control words it loaded are stored
+ * to *ctl; either way the x87 unit is reset (FNINIT) before returning.
+ * The one place an image is judged: a restore of a full image reuses it.
+ */
+struct ua_fpu_ctl {
+	uint16_t fcw;
+	uint16_t pad;
+	uint32_t mxcsr;
+};
+UA_HIDDEN int ua__fpu_xrstor(const void *img, uint64_t rfbm,
+			     struct ua_fpu_ctl *ctl);
+UA_HIDDEN int ua__fpu_fxrstor(const void *img, struct ua_fpu_ctl *ctl);
+
 /* What a restore leaves the guest with. */
 struct ua_fpu_restored {
 	uint32_t mxcsr;

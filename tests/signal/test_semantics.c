@@ -2,7 +2,8 @@
 /*
  * Signal semantics of the engine that the differential suite cannot
  * show on the host (or shows only in part): default actions and their
- * wait status (no core-dump bit: no core file is written), queueing limits, sending between tasks and from the monitor,
+ * wait status (no core-dump bit: no core file is written), queueing
+ * limits, sending between tasks and from the monitor,
  * wake-ups of blocked tasks from other threads, and the engine's own
  * numbering (signals 32 and 33 are usable: no libc reserves them).
  */
