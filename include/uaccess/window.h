@@ -102,7 +102,7 @@ UA_END_DECLS
 			       "ua_unsafe_get_user: bad size");            \
 		UA__CHECK((ptr), sizeof(*(ptr)), UA_WIN_READ);             \
 		ua__arch_get(__ua_v, (ptr), __ua_fault);                   \
-		(x) = (__typeof__(*(ptr)))__ua_v;                          \
+		(x) = ua__from_bits(ptr, __ua_v);                          \
 		break;                                                     \
 	__ua_fault:                                                        \
 		goto label;                                                \
@@ -117,11 +117,11 @@ UA_END_DECLS
 #define ua_unsafe_put_user(x, ptr, label)                                  \
 	do {                                                               \
 		__label__ __ua_fault;                                      \
-		__typeof__(*(ptr)) __ua_pv = (x);                          \
+		ua__unqual_typeof(ptr) __ua_pv = (x);                      \
 		_Static_assert(ua__size_ok(ptr),                           \
 			       "ua_unsafe_put_user: bad size");            \
 		UA__CHECK((ptr), sizeof(*(ptr)), UA_WIN_WRITE);            \
-		ua__arch_put((unsigned long)__ua_pv, (ptr), __ua_fault);   \
+		ua__arch_put(ua__to_bits(ptr, __ua_pv), (ptr), __ua_fault); \
 		break;                                                     \
 	__ua_fault:                                                        \
 		goto label;                                                \
