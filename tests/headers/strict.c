@@ -2,8 +2,8 @@
 /*
  * Every public macro and inline of <uaccess.h>, used the way a program
  * built with its own flags uses them: fields of every scalar type of a
- * guest struct (integers, pointers, float, double), struct copies of
- * constant and variable size, the scoped windows, the nofault read.
+ * guest struct (integers, pointers, float, double, an 8-byte struct),
+ * struct copies of constant and variable size, the scoped windows, the nofault read.
  * tools/check-headers compiles it with -Wall -Wextra -O2 -Werror and
  * strict aliasing (no -fno-strict-aliasing), with GCC and Clang, with
  * and without the window checks; then runs it.  The values must come back
@@ -32,7 +32,12 @@ static int checks;
 		}                                                          \
 	} while (0)
 
+struct pair {
+	int32_t a, b;
+};
+
 struct rec {
+	struct pair pr;
 	double d;
 	float f;
 	int32_t i;
@@ -48,6 +53,7 @@ struct rec {
 #define SAME(a, b) (memcmp(&(a), &(b), sizeof(a)) == 0)
 
 static const struct rec model = {
+	.pr = { -1, 0x7eadbeef },
 	.d = -1.0e300,
 	.f = 3.25f,
 	.i = -123456,
@@ -66,6 +72,7 @@ static void checked(struct rec *u)
 	double nz = -0.0;
 
 	memset(&k, 0, sizeof(k));
+	CHECK(ua_put_user(model.pr, &u->pr) == 0);
 	CHECK(ua_put_user(model.d, &u->d) == 0);
 	CHECK(ua_put_user(model.f, &u->f) == 0);
 	CHECK(ua_put_user(model.i, &u->i) == 0);
@@ -75,6 +82,7 @@ static void checked(struct rec *u)
 	CHECK(ua_put_user(model.h, &u->h) == 0);
 	CHECK(ua_put_user(model.c, &u->c) == 0);
 	CHECK(ua_put_user(model.uc, &u->uc) == 0);
+	CHECK(ua_get_user(k.pr, &u->pr) == 0 && SAME(k.pr, model.pr));
 	CHECK(ua_get_user(k.d, &u->d) == 0 && SAME(k.d, model.d));
 	CHECK(ua_get_user(k.f, &u->f) == 0 && SAME(k.f, model.f));
 	CHECK(ua_get_user(k.i, &u->i) == 0 && k.i == model.i);
@@ -106,6 +114,7 @@ static int unsafe_rw(struct rec *u, struct rec *k)
 {
 	if (!ua_user_access_begin(u, sizeof(*u)))
 		return -EFAULT;
+	ua_unsafe_put_user(model.pr, &u->pr, efault);
 	ua_unsafe_put_user(model.d, &u->d, efault);
 	ua_unsafe_put_user(model.f, &u->f, efault);
 	ua_unsafe_put_user(model.i, &u->i, efault);
@@ -115,6 +124,7 @@ static int unsafe_rw(struct rec *u, struct rec *k)
 	ua_unsafe_put_user(model.h, &u->h, efault);
 	ua_unsafe_put_user(model.c, &u->c, efault);
 	ua_unsafe_put_user(model.uc, &u->uc, efault);
+	ua_unsafe_get_user(k->pr, &u->pr, efault);
 	ua_unsafe_get_user(k->d, &u->d, efault);
 	ua_unsafe_get_user(k->f, &u->f, efault);
 	ua_unsafe_get_user(k->i, &u->i, efault);
@@ -192,6 +202,8 @@ static void nofault_and_iter(struct rec *u)
 	CHECK(ua_get_kernel_nofault(d, &model.d) == 0 && SAME(d, model.d));
 	CHECK(ua_get_kernel_nofault(f, &model.f) == 0 && SAME(f, model.f));
 	CHECK(ua_get_kernel_nofault(s, &model.s) == 0 && s == model.s);
+	CHECK(ua_get_kernel_nofault(k.pr, &model.pr) == 0 &&
+	      SAME(k.pr, model.pr));
 	CHECK(ua_get_kernel_nofault(k.d, &u->d) == -ERANGE);
 
 	CHECK(ua_iov_iter_ubuf(&it, UA_ITER_DEST, u, sizeof(*u)) == 0);
