@@ -3,8 +3,8 @@
  * Every public macro and inline of <uaccess.h>, used the way a program
  * built with its own flags uses them: fields of every scalar type of a
  * guest struct (integers, pointers, float, double, an 8-byte struct),
- * struct copies of constant and variable size, the scoped windows, the nofault read.
- * tools/check-headers compiles it with -Wall -Wextra -O2 -Werror and
+ * struct copies of constant and variable size, the scoped windows, the
+ * nofault read.  tools/check-headers compiles it with -Wall -Wextra -O2 -Werror and
  * strict aliasing (no -fno-strict-aliasing), with GCC and Clang, with
  * and without the window checks; then runs it.  The values must come back
  * bit for bit: a double read through ua_get_user is the stored double,
