@@ -52,8 +52,6 @@ UA_EXPORT void ua_user_access_end(void);
  * Return: bytes not copied, exact.  Internal to the inline accessors.
  */
 UA_EXPORT size_t ua__raw_copy(void *dst, const void *src, size_t n);
-/** ua__raw_clear() - zero with fault recovery; return bytes not cleared */
-UA_EXPORT size_t ua__raw_clear(void *dst, size_t n);
 
 /* Debug-build hooks (UA_DEBUG_WINDOWS): report and abort on misuse. */
 UA_EXPORT void ua__window_check(const void *p, size_t n, int kind,

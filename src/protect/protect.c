@@ -330,7 +330,7 @@ bool ua_protect_available(enum ua_protect p, const char **why)
 	}
 }
 
-int ua__protect_probe(const void *addr)
+int ua_protect_probe(const void *addr)
 {
 	const uint8_t *p = addr;
 	uint64_t fixups = ua_self.stats.fixups;
