@@ -188,6 +188,12 @@ UA_HIDDEN void ua__restore_rt(void);
  */
 UA_HIDDEN size_t ua__raw_clear(void *dst, size_t n);
 
+/*
+ * src/core/debug.c: with UA_DEBUG=1 in the environment, says on stderr
+ * why an access of kind UA_WIN_* to [ptr, +len) was refused.
+ */
+UA_HIDDEN void ua__debug_refused(int kind, const void *ptr, size_t len);
+
 /* src/core/fault.c */
 UA_HIDDEN int ua__fault_install(void);
 

@@ -172,8 +172,10 @@ bool ua__protect_window_open(int kind, const void *ptr, size_t len)
 	struct ua_space *sp = ua_self.cur;
 	int from;
 
-	if (!ua_access_ok(ptr, len) || !window_allowed(sp))
+	if (ua_unlikely(!ua_access_ok(ptr, len) || !window_allowed(sp))) {
+		ua__debug_refused(kind, ptr, len);
 		return false;
+	}
 	from = ua__protect_mode(sp);
 	/* Bookkeeping first: a handler arriving now sees the window. */
 	window_record(sp, kind, ptr, len);
