@@ -14,7 +14,7 @@
  * (entry) -- windows, each opened and closed -- ua_protect_unlock()
  * --> guest mode (exit).  When the syscall's last window is still open at
  * exit, ua_protect_unlock_from_window() closes it and enters guest mode in
- * one switch instead of two (the fold of DESIGN.md §5: raise -> handler
+ * one switch instead of two (the fold of doc/design.md §5: raise -> handler
  * -> sigreturn costs 5 switches instead of 8 with it).
  *
  * Every transition is one protection switch in ua_stats.switches, counted

@@ -355,7 +355,7 @@ out:
 }
 
 /*
- * Syscall entry folded into the syscall's first window (DESIGN.md §5): a
+ * Syscall entry folded into the syscall's first window (doc/design.md §5): a
  * syscall that opens a window first thing (rt_sigreturn in block mode)
  * goes from guest mode straight into that window in one switch instead of
  * locking and then opening.  Under pkey the monitor's PKRU comes back whole
