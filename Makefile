@@ -1,7 +1,7 @@
 # Thin wrapper over Meson/Ninja for the README's two commands and install.
 #   make bench    - install what is needed, build, run the benchmark report
 #   make test     - install what is needed, build, run every test suite
-#   make install PREFIX=/usr/local DESTDIR=/tmp/stage
+#   make install PREFIX=/usr/local DESTDIR=/tmp/stage   (LIBDIR=lib)
 BUILD ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -14,8 +14,13 @@ all: build
 deps:
 	@tools/install-deps
 
+# Libraries go to PREFIX/lib and the pkg-config file to PREFIX/lib/pkgconfig
+# on every distribution (Meson's default on Debian is lib/<multiarch>), so
+# the README's PKG_CONFIG_PATH and rpath lines hold as written.
+LIBDIR ?= lib
+
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) --prefix=$(PREFIX) $(MESON_OPTS)
+	meson setup $(BUILD) --prefix=$(PREFIX) --libdir=$(LIBDIR) $(MESON_OPTS)
 
 build: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
@@ -37,11 +42,15 @@ test-generic: deps
 bench: deps build
 	@tools/run-bench $(BUILD)
 
-# PREFIX is applied even to a build directory set up earlier with another
-# one; a relative DESTDIR is taken from where make runs, not from $(BUILD).
+# PREFIX and LIBDIR are applied even to a build directory set up earlier
+# with others; a relative DESTDIR is taken from where make runs, not from
+# $(BUILD).  Installing as root into the system (no DESTDIR) refreshes the
+# dynamic linker's cache so programs find libuaccess.so.0 straight away
+# when PREFIX/lib is one of its directories (/usr/local/lib usually is).
 install: build
-	meson configure $(BUILD) --prefix=$(PREFIX)
+	meson configure $(BUILD) --prefix=$(PREFIX) --libdir=$(LIBDIR)
 	meson install -C $(BUILD) --destdir "$(abspath $(DESTDIR))"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 clean:
 	rm -rf $(BUILD) build-asan build-generic bench-report

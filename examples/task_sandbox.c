@@ -20,7 +20,7 @@
 
 static long guest_write(const void *buf, size_t len)
 {
-	return ua__syscall(NR_WRITE, (long)buf, (long)len, 0, 0, 0);
+	return ua_syscall(NR_WRITE, (long)buf, (long)len, 0, 0, 0);
 }
 
 /* Monitor side: runs on syscall entry, the space locked. */

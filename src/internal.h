@@ -81,7 +81,7 @@ struct ua_thread {
 	void *recover;
 	/* pkey: the monitor's PKRU, saved on the way into guest mode. */
 	uint32_t pkru_monitor;
-	/* ua__protect_probe() is running: its faults are not violations. */
+	/* ua_protect_probe() is running: its faults are not violations. */
 	bool probing;
 	/* Space locks (sp->lock) this thread holds: a signal handler that
 	 * interrupted one must not take a space lock again. */
@@ -176,6 +176,28 @@ static inline void ua__protect_syscall_unlock(struct ua_space *sp)
 /* src/core/usercopy.c */
 UA_HIDDEN size_t ua__copy_from_user_nozero(void *to, const void *from,
 					   size_t n);
+
+/* src/arch/x86_64/entry.S: the guest's way in; ua_syscall() is this. */
+UA_HIDDEN long ua__syscall(long nr, long a1, long a2, long a3, long a4,
+			   long a5);
+
+/*
+ * src/arch/x86_64/restorer.S: the rt_sigreturn restorer ua_sys_sigaction()
+ * supplies as sa_restorer when the guest gives none.
+ */
+UA_HIDDEN void ua__restore_rt(void);
+
+/*
+ * src/arch (copy.S, generic/copy.c): zero with fault recovery; returns
+ * the number of bytes not cleared.
+ */
+UA_HIDDEN size_t ua__raw_clear(void *dst, size_t n);
+
+/*
+ * src/core/debug.c: with UA_DEBUG=1 in the environment, says on stderr
+ * why an access of kind UA_WIN_* to [ptr, +len) was refused.
+ */
+UA_HIDDEN void ua__debug_refused(int kind, const void *ptr, size_t len);
 
 /* src/core/fault.c */
 UA_HIDDEN int ua__fault_install(void);

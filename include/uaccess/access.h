@@ -51,7 +51,7 @@ UA_EXPORT int ua__put_user(unsigned long v, void *ptr, size_t size);
 		_Static_assert(ua__size_ok(ptr),                           \
 			       "ua_get_user: size must be 1, 2, 4 or 8");  \
 		__ua_ge = ua__get_user(&__ua_gv, (ptr), sizeof(*(ptr)));   \
-		(x) = (__typeof__(*(ptr)))__ua_gv;                         \
+		(x) = ua__from_bits(ptr, __ua_gv);                         \
 		__ua_ge;                                                   \
 	})
 
@@ -64,10 +64,10 @@ UA_EXPORT int ua__put_user(unsigned long v, void *ptr, size_t size);
  */
 #define ua_put_user(x, ptr)                                                \
 	({                                                                 \
-		__typeof__(*(ptr)) __ua_pv = (x);                          \
+		ua__unqual_typeof(ptr) __ua_pv = (x);                      \
 		_Static_assert(ua__size_ok(ptr),                           \
 			       "ua_put_user: size must be 1, 2, 4 or 8");  \
-		ua__put_user((unsigned long)__ua_pv, (ptr),                \
+		ua__put_user(ua__to_bits(ptr, __ua_pv), (ptr),             \
 			     sizeof(*(ptr)));                              \
 	})
 

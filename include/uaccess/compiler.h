@@ -31,4 +31,39 @@
 	(sizeof(*(p)) == 1 || sizeof(*(p)) == 2 || sizeof(*(p)) == 4 || \
 	 sizeof(*(p)) == 8)
 
+/*
+ * Unsigned integers that may alias any object, as char does: the memory
+ * operand of an inline access names the guest object through one of these,
+ * so a program built with strict aliasing (no -fno-strict-aliasing) may
+ * neither be warned about nor have its loads reordered around the access.
+ */
+typedef uint8_t __attribute__((__may_alias__)) ua__u8_alias;
+typedef uint16_t __attribute__((__may_alias__)) ua__u16_alias;
+typedef uint32_t __attribute__((__may_alias__)) ua__u32_alias;
+typedef uint64_t __attribute__((__may_alias__)) ua__u64_alias;
+
+/* The type of *(p) without its qualifiers (a comma makes it an rvalue). */
+#define ua__unqual_typeof(p) __typeof__((void)0, *(p))
+
+/*
+ * ua__from_bits(p, v) is the value of type *(p) whose bytes are the low
+ * sizeof(*(p)) bytes of the integer v; ua__to_bits(p, x) gives the bytes of
+ * the value x of type *(p) back as an unsigned long.  A copy of the bits
+ * through a union, not a numeric conversion: a double, a float or a small
+ * struct travels intact, and for integers and pointers it compiles to
+ * exactly what a cast does.  Each union member is as wide as the type, so
+ * the result does not depend on the byte order.
+ */
+#define ua__bits_union(p, U) union { ua__unqual_typeof(p) t; U u; }
+#define ua__bits_in(p, U, v) (((ua__bits_union(p, U)){ .u = (U)(v) }).t)
+#define ua__bits_out(p, U, x) \
+	((unsigned long)((ua__bits_union(p, U)){ .t = (x) }).u)
+#define ua__bits_sel(p, how, arg)                                           \
+	__builtin_choose_expr(sizeof(*(p)) == 1, how(p, uint8_t, arg),      \
+	__builtin_choose_expr(sizeof(*(p)) == 2, how(p, uint16_t, arg),     \
+	__builtin_choose_expr(sizeof(*(p)) == 4, how(p, uint32_t, arg),     \
+			      how(p, uint64_t, arg))))
+#define ua__from_bits(p, v) ua__bits_sel(p, ua__bits_in, v)
+#define ua__to_bits(p, x) ua__bits_sel(p, ua__bits_out, x)
+
 #endif /* UACCESS_COMPILER_H */

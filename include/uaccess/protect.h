@@ -14,7 +14,7 @@
  * (entry) -- windows, each opened and closed -- ua_protect_unlock()
  * --> guest mode (exit).  When the syscall's last window is still open at
  * exit, ua_protect_unlock_from_window() closes it and enters guest mode in
- * one switch instead of two (the fold of DESIGN.md §5: raise -> handler
+ * one switch instead of two (the fold of doc/design.md §5: raise -> handler
  * -> sigreturn costs 5 switches instead of 8 with it).
  *
  * Every transition is one protection switch in ua_stats.switches, counted
@@ -85,7 +85,7 @@ UA_EXPORT void ua_protect_unlock_from_window(struct ua_space *sp);
 UA_EXPORT bool ua_protect_available(enum ua_protect p, const char **why);
 
 /**
- * ua__protect_probe() - what the calling thread can do to a byte right now
+ * ua_protect_probe() - what the calling thread can do to a byte right now
  * @addr: any address; normally a guest byte
  *
  * For tests and debugging: reads the byte and stores the same value back,
@@ -98,7 +98,7 @@ UA_EXPORT bool ua_protect_available(enum ua_protect p, const char **why);
  * Return: UA_WIN_READ | UA_WIN_WRITE bits for the accesses that worked
  * (0: locked or unmapped).
  */
-UA_EXPORT int ua__protect_probe(const void *addr);
+UA_EXPORT int ua_protect_probe(const void *addr);
 
 UA_END_DECLS
 

@@ -153,13 +153,6 @@ UA_EXPORT int ua_task_sigqueue(struct ua_task *t, int sig,
  */
 UA_EXPORT void ua_task_wake(struct ua_task *t);
 
-/**
- * ua__restore_rt() - the library's rt_sigreturn restorer (internal)
- *
- * Supplied as sa_restorer by ua_sys_sigaction() when the guest gives none.
- */
-UA_EXPORT void ua__restore_rt(void);
-
 UA_END_DECLS
 
 #endif /* UACCESS_SIGNAL_H */

@@ -10,6 +10,8 @@
 #ifndef UACCESS_SPACE_H
 #define UACCESS_SPACE_H
 
+#include <sys/mman.h> /* PROT_READ, PROT_WRITE ...: the prot of ua_map() */
+
 #include <uaccess/compiler.h>
 
 UA_BEGIN_DECLS

@@ -121,7 +121,11 @@ typedef bool (*ua_syscall_hook_t)(struct ua_task *t, struct ua_pt_regs *regs,
 UA_EXPORT void ua_task_set_syscall_hook(struct ua_task *t,
 					ua_syscall_hook_t hook, void *data);
 
-/* Syscall numbers of ua__syscall(); the ua_sys_* wrappers hide them. */
+/*
+ * The numbers of the library's own syscalls (ua_syscall()); the ua_sys_*
+ * wrappers hide them.  A monitor's own syscalls take numbers from
+ * UA_NR_MAX up and are served by a syscall hook.
+ */
 enum ua_syscall_nr {
 	UA_NR_nop = 0,
 	UA_NR_exit,
@@ -143,11 +147,33 @@ enum ua_syscall_nr {
 };
 
 /**
- * ua__syscall() - enter the monitor from guest code (internal)
- * Return: the raw result, a negative errno value on error.
+ * ua_syscall() - enter the monitor from guest code
+ * @nr: the syscall number: one of enum ua_syscall_nr, or a monitor's own
+ *	(UA_NR_MAX and up) that its hook (ua_task_set_syscall_hook()) serves
+ * @a1: first argument; a hook finds it in regs->rsi (unused ones: 0)
+ * @a2: second argument, regs->rdx
+ * @a3: third argument, regs->rcx
+ * @a4: fourth argument, regs->r8
+ * @a5: fifth argument, regs->r9
+ *
+ * The guest side of a syscall, for calls the ua_sys_* wrappers do not
+ * cover: guest code calls it like any function, so the arguments sit in
+ * the registers of the C calling convention (@nr in rdi).  It saves
+ * every register of the task (struct ua_pt_regs, orig_rax = @nr),
+ * switches to the monitor stack, locks the space, runs the hook or the
+ * library's handler, does the exit work (signal delivery) and resumes
+ * guest code with the registers as the monitor left them; rax is the
+ * result.  A number nobody serves
+ * returns -ENOSYS.  Called anywhere but from guest code of a running task
+ * (monitor code, a hook, a thread without a task) it does nothing and
+ * returns -EPERM.
+ *
+ * Return: the raw result, as the kernel's syscall instruction gives it:
+ * a value from -4095 to -1 is a negative errno value (unlike the ua_sys_*
+ * wrappers, errno is not touched).
  */
-UA_EXPORT long ua__syscall(long nr, long a1, long a2, long a3, long a4,
-			   long a5);
+UA_EXPORT long ua_syscall(long nr, long a1, long a2, long a3, long a4,
+			  long a5);
 
 /* Guest-side calls: libc-style, -1 with errno set on error. */
 

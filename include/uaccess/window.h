@@ -52,8 +52,6 @@ UA_EXPORT void ua_user_access_end(void);
  * Return: bytes not copied, exact.  Internal to the inline accessors.
  */
 UA_EXPORT size_t ua__raw_copy(void *dst, const void *src, size_t n);
-/** ua__raw_clear() - zero with fault recovery; return bytes not cleared */
-UA_EXPORT size_t ua__raw_clear(void *dst, size_t n);
 
 /* Debug-build hooks (UA_DEBUG_WINDOWS): report and abort on misuse. */
 UA_EXPORT void ua__window_check(const void *p, size_t n, int kind,
@@ -102,7 +100,7 @@ UA_END_DECLS
 			       "ua_unsafe_get_user: bad size");            \
 		UA__CHECK((ptr), sizeof(*(ptr)), UA_WIN_READ);             \
 		ua__arch_get(__ua_v, (ptr), __ua_fault);                   \
-		(x) = (__typeof__(*(ptr)))__ua_v;                          \
+		(x) = ua__from_bits(ptr, __ua_v);                          \
 		break;                                                     \
 	__ua_fault:                                                        \
 		goto label;                                                \
@@ -117,11 +115,11 @@ UA_END_DECLS
 #define ua_unsafe_put_user(x, ptr, label)                                  \
 	do {                                                               \
 		__label__ __ua_fault;                                      \
-		__typeof__(*(ptr)) __ua_pv = (x);                          \
+		ua__unqual_typeof(ptr) __ua_pv = (x);                      \
 		_Static_assert(ua__size_ok(ptr),                           \
 			       "ua_unsafe_put_user: bad size");            \
 		UA__CHECK((ptr), sizeof(*(ptr)), UA_WIN_WRITE);            \
-		ua__arch_put((unsigned long)__ua_pv, (ptr), __ua_fault);   \
+		ua__arch_put(ua__to_bits(ptr, __ua_pv), (ptr), __ua_fault); \
 		break;                                                     \
 	__ua_fault:                                                        \
 		goto label;                                                \

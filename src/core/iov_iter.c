@@ -54,8 +54,12 @@ long ua_import_iovec(struct ua_iov_iter *i, int dir, const struct iovec *uvec,
 
 		if (len > (size_t)SSIZE_MAX - total)
 			len = (size_t)SSIZE_MAX - total;
-		if (!ua_access_ok(v[k].iov_base, len))
+		if (!ua_access_ok(v[k].iov_base, len)) {
+			ua__debug_refused(dir == UA_ITER_SOURCE ? UA_WIN_READ :
+								  UA_WIN_WRITE,
+					  v[k].iov_base, len);
 			goto efault;
+		}
 		v[k].iov_len = len;
 		total += len;
 	}
@@ -74,8 +78,12 @@ int ua_iov_iter_ubuf(struct ua_iov_iter *i, int dir, void *buf, size_t len)
 		return -EINVAL;
 	if (len > (size_t)SSIZE_MAX)
 		len = (size_t)SSIZE_MAX;
-	if (!ua_access_ok(buf, len))
+	if (!ua_access_ok(buf, len)) {
+		ua__debug_refused(dir == UA_ITER_SOURCE ? UA_WIN_READ :
+							  UA_WIN_WRITE,
+				  buf, len);
 		return -EFAULT;
+	}
 	i->fast[0].iov_base = buf;
 	i->fast[0].iov_len = len;
 	iter_setup(i, UA_ITER_UVEC, dir, i->fast, 1, len);

@@ -24,8 +24,10 @@ static long reachable(const char *src, long count)
 	const struct ua_space *sp = ua_self.cur;
 	uintptr_t a = (uintptr_t)src;
 
-	if (!sp || a < sp->base || a >= sp->limit)
+	if (!sp || a < sp->base || a >= sp->limit) {
+		ua__debug_refused(UA_WIN_READ, src, (size_t)count);
 		return -1;
+	}
 	if ((uintptr_t)count > sp->limit - a)
 		return (long)(sp->limit - a);
 	return count;

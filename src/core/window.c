@@ -2,7 +2,7 @@
 /*
  * Access windows: begin checks the range, records the window in the
  * thread's state and switches the space's protection; end switches back.
- * The debug forms add the window-discipline checks of DESIGN.md §4.4.
+ * The debug forms add the window-discipline checks of doc/design.md §4.4.
  */
 #include <stdio.h>
 

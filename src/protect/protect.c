@@ -172,8 +172,10 @@ bool ua__protect_window_open(int kind, const void *ptr, size_t len)
 	struct ua_space *sp = ua_self.cur;
 	int from;
 
-	if (!ua_access_ok(ptr, len) || !window_allowed(sp))
+	if (ua_unlikely(!ua_access_ok(ptr, len) || !window_allowed(sp))) {
+		ua__debug_refused(kind, ptr, len);
 		return false;
+	}
 	from = ua__protect_mode(sp);
 	/* Bookkeeping first: a handler arriving now sees the window. */
 	window_record(sp, kind, ptr, len);
@@ -330,7 +332,7 @@ bool ua_protect_available(enum ua_protect p, const char **why)
 	}
 }
 
-int ua__protect_probe(const void *addr)
+int ua_protect_probe(const void *addr)
 {
 	const uint8_t *p = addr;
 	uint64_t fixups = ua_self.stats.fixups;
@@ -353,7 +355,7 @@ out:
 }
 
 /*
- * Syscall entry folded into the syscall's first window (DESIGN.md §5): a
+ * Syscall entry folded into the syscall's first window (doc/design.md §5): a
  * syscall that opens a window first thing (rt_sigreturn in block mode)
  * goes from guest mode straight into that window in one switch instead of
  * locking and then opening.  Under pkey the monitor's PKRU comes back whole

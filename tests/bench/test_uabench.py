@@ -365,7 +365,7 @@ class Report(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             r = run("report", "--quick", "-n", "16", "-r", "1", cwd=tmp)
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertIn("measure (DESIGN.md §5)", r.stdout)
+            self.assertIn("measure (doc/design.md §5)", r.stdout)
             self.assertIn("switches per round trip, block frames",
                           r.stdout)
             self.assertIn("ua_sys_nop round trip vs host getppid()",

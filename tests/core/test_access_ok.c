@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * ua_access_ok() and ua_mask_user_address() (DESIGN.md §4.2, spec §1):
- * overflow-safe, a zero length at the limit is fine, a monitor pointer is
- * never accepted, the answer depends on the calling thread's space, and
- * masking sends anything out of range to the guard gap where it faults.
+ * ua_access_ok() and ua_mask_user_address() (doc/design.md §4.2; the
+ * kernel's __access_ok()): overflow-safe, a zero length at the limit is
+ * fine, a monitor pointer is never accepted, the answer depends on the
+ * calling thread's space, and masking sends anything out of range to the
+ * guard gap where it faults.
  */
 #include <errno.h>
 #include <pthread.h>

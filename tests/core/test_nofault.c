@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Nofault accessors (uaccess_spec.md §4): monitor addresses that may be
- * unmapped give -EFAULT, never a crash; any address inside a guest space
- * (guard gap included) gives -ERANGE before anything is read, even for
- * size 0; strncpy_from_kernel_nofault terminates at a fault; and
- * copy_from_user_nofault returns 0/-EFAULT with no zero-fill.  Also used
+ * Nofault accessors (doc/design.md §4.5; the kernel's mm/maccess.c): monitor
+ * addresses that may be unmapped give -EFAULT, never a crash; any address
+ * inside a guest space (guard gap included) gives -ERANGE before anything is
+ * read, even for size 0; strncpy_from_kernel_nofault terminates at a fault;
+ * and copy_from_user_nofault returns 0/-EFAULT with no zero-fill.  Also used
  * from inside a real signal handler.
  */
 #include <errno.h>

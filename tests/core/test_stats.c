@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ua_stats (DESIGN.md §4.1): every checked accessor call is one window and
+ * ua_stats (doc/design.md §4.1): every checked accessor call is one window and
  * two protection switches (open, close), counted the same under every
  * backend; a refused range is none; each fault recovered through the
  * exception table is one fixup; the counters are per thread.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * ua_strncpy_from_user() and ua_strnlen_user() with the kernel's return
- * conventions (uaccess_spec.md §2.4, §2.5, §7.6): length without the NUL /
- * count with no terminator on truncation / -EFAULT; length with the NUL /
- * a value > n when too long / 0 on a fault.
+ * conventions (lib/strncpy_from_user.c, lib/strnlen_user.c in the kernel):
+ * length without the NUL / count with no terminator on truncation / -EFAULT;
+ * length with the NUL / a value > n when too long / 0 on a fault.
  */
 #include <errno.h>
 #include <limits.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Window discipline checks of debug builds (DESIGN.md §4.4), compiled in
+ * Window discipline checks of debug builds (doc/design.md §4.4), compiled in
  * with -DUA_DEBUG_WINDOWS=1: every misuse aborts with a message that names
  * the file and line of the offending access.  Each misuse runs in a forked
  * child whose stderr is read back; correct use must not trip the checks.

@@ -18,7 +18,7 @@
 fz_sigreturn_at:
 	movq	%rdi, %rsp
 	movl	$UA_NR_rt_sigreturn, %edi
-	call	ua__syscall@PLT
+	call	ua_syscall@PLT
 	ud2
 	.size	fz_sigreturn_at, . - fz_sigreturn_at
 

@@ -59,7 +59,7 @@ Test(modes, probe_leaves_memory_alone)
 
 	t_poke(env.buf, v, 4);
 	t_guest_begin(env.sp);
-	cr_assert_eq(ua__protect_probe(env.buf + 1), T_RW);
+	cr_assert_eq(ua_protect_probe(env.buf + 1), T_RW);
 	t_guest_end(env.sp);
 	t_peek(back, env.buf, 4);
 	cr_assert_arr_eq(back, v, 4);

@@ -198,7 +198,7 @@ static void *holder(void *arg)
 		seen.errors++;
 	done(0);
 	after(1); /* B opened and closed its write window */
-	seen.probe_after_other_close = ua__protect_probe(env.buf);
+	seen.probe_after_other_close = ua_protect_probe(env.buf);
 	ua_unsafe_get_user(v, (uint64_t *)env.buf, fault);
 	(void)v;
 	ua_user_read_access_end();
@@ -260,10 +260,10 @@ static void *bystander(void *arg)
 {
 	(void)arg;
 	after(0);
-	seen.probe_in_window = ua__protect_probe(env.buf);
+	seen.probe_in_window = ua_protect_probe(env.buf);
 	done(1);
 	after(2);
-	seen.probe_other_guest = ua__protect_probe(env.buf);
+	seen.probe_other_guest = ua_protect_probe(env.buf);
 	done(3);
 	return NULL;
 }
@@ -303,7 +303,7 @@ static void *early(void *arg)
 {
 	(void)arg;
 	after(0);
-	seen.probe_in_window = ua__protect_probe(early_addr);
+	seen.probe_in_window = ua_protect_probe(early_addr);
 	return NULL;
 }
 
@@ -338,9 +338,9 @@ static struct in_handler hs;
 static void on_usr1(int sig)
 {
 	(void)sig;
-	hs.probe_before = ua__protect_probe(env.buf);
+	hs.probe_before = ua_protect_probe(env.buf);
 	hs.nofault = ua_copy_from_user_nofault(&hs.value, env.buf, 8);
-	hs.probe_after = ua__protect_probe(env.buf);
+	hs.probe_after = ua_protect_probe(env.buf);
 	ua_stats_get(&hs.st);
 }
 

@@ -2,7 +2,7 @@
 /*
  * Helpers of the protection suites.
  *
- * The probe: ua__protect_probe(p) reads a byte and stores it back, with
+ * The probe: ua_protect_probe(p) reads a byte and stores it back, with
  * fault recovery, and says which of the two the hardware allowed the
  * calling thread right now.  "Locked" is checked with it: the real state
  * of the page for this thread, not the library's bookkeeping.  The nofault
@@ -78,7 +78,7 @@ static inline int t_expect(struct ua_space *sp, enum t_mode mode, int prot)
 
 #define t_assert_probe(p, want, ...)                                      \
 	do {                                                              \
-		int __got = ua__protect_probe(p), __want = (want);        \
+		int __got = ua_protect_probe(p), __want = (want);        \
 		char __m[256];                                            \
 		if (__got != __want) {                                    \
 			t_msg(__m, __VA_ARGS__);                          \

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Faults taken while running on an alternate signal stack (DESIGN.md §4.6:
+ * Faults taken while running on an alternate signal stack (doc/design.md §4.6:
  * the handler is installed with SA_ONSTACK): recovered inside a signal
  * handler that runs on the altstack, the library's handler itself running
  * there when a fault is not its own, and the same in a second thread with

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Per-object exception tables (DESIGN.md §4.6): the inline accessors of a
+ * Per-object exception tables (doc/design.md §4.6): the inline accessors of a
  * module loaded with dlopen() are recovered through the module's own table,
  * which goes away with dlclose() and comes back with the next dlopen().
  * UA_TEST_MODULE names the module (set by meson).  Linked against the

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The library's SIGSEGV/SIGBUS handler and the dispositions that were
- * there before it (DESIGN.md §4.6): faults that are not the library's reach
+ * there before it (doc/design.md §4.6): faults that are not the library's reach
  * the application's handler with the kernel's semantics (SA_SIGINFO, plain,
  * sa_mask, SA_NODEFER, SA_RESETHAND, SIG_DFL, SIG_IGN), while the library
  * keeps recovering its own.  Every test installs its disposition before

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The nofault accessors and a window with unsafe accessors, used from a
- * real signal handler (a profiler's SIGPROF handler, DESIGN.md §4.5): the
+ * real signal handler (a profiler's SIGPROF handler, doc/design.md §4.5): the
  * handler runs at a point the interrupted code did not choose, reads
  * monitor memory that may be unmapped and guest memory that may fault, and
  * every result is exact.  Triggered synchronously (raise) and by a real

@@ -475,7 +475,7 @@ static void body_no_restorer(struct t_run *r)
 
 	(void)r;
 	t_handlers[SIGUSR1] = h_nothing;
-	ua__syscall(UA_NR_rt_sigaction, SIGUSR1, (long)ka, 0, 8, 0);
+	ua_syscall(UA_NR_rt_sigaction, SIGUSR1, (long)ka, 0, 8, 0);
 	ua_sys_raise(SIGUSR1);
 	ua_sys_exit(1);
 }

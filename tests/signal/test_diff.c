@@ -401,7 +401,7 @@ static void expect_common(const struct record *r, int code)
 	cr_expect_eq(r->a.ret, 0);
 }
 
-/* Where the kernel puts a frame below an interrupted RSP (spec §1.3). */
+/* Where the kernel puts a frame below an interrupted RSP (get_sigframe()). */
 static long frame_distance(uint64_t irsp, uint32_t xsize)
 {
 	uint64_t fp = (irsp - 128 - (xsize + 4)) & ~63ull;

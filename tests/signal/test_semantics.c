@@ -592,7 +592,7 @@ static void body_efault(struct t_run *r)
 	for (unsigned i = 1; i < 4; i++) {
 		errno = 0;
 		/* Raw: the wrapper itself reads the glibc struct. */
-		n += ua__syscall(UA_NR_rt_sigaction, SIGUSR1, (long)bad[i], 0,
+		n += ua_syscall(UA_NR_rt_sigaction, SIGUSR1, (long)bad[i], 0,
 				 8, 0) == -EFAULT;
 		n += ua_sys_sigprocmask(SIG_BLOCK, bad[i], NULL) == -1 &&
 		     errno == EFAULT;

@@ -2,7 +2,7 @@
 /*
  * Protection switches for one signal round trip (raise -> handler ->
  * rt_sigreturn), counted exactly under every backend: 5 in block mode
- * (DESIGN.md §5: entry lock, the frame's write window, its unlock folded
+ * (doc/design.md §5: entry lock, the frame's write window, its unlock folded
  * into the exit; rt_sigreturn's entry folded into its read window, whose
  * close is folded into the exit), and in per-access mode one window per
  * field of the frame, in both directions.

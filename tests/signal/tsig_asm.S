@@ -7,7 +7,7 @@
  * way to call rt_sigreturn with RSP at an arbitrary frame.
  *
  * Every stub is entered by a call, pops its return address into %r9
- * (neither the host syscalls used here nor ua__syscall touch it) and
+ * (neither the host syscalls used here nor ua_syscall touch it) and
  * enters the kernel or the monitor with RSP where the caller left it
  * before the call.  So the interrupted RSP a signal frame records is the
  * caller's RSP, on the host and under the engine alike.
@@ -169,7 +169,7 @@ t_host_kill:
 	ret
 	.size	t_host_kill, . - t_host_kill
 
-/* ---- engine stubs: the same calls through ua__syscall ---- */
+/* ---- engine stubs: the same calls through ua_syscall ---- */
 
 	.globl	t_eng_tgkill
 	.type	t_eng_tgkill, @function
@@ -181,7 +181,7 @@ t_eng_tgkill:
 	movq	%rsi, %rdx
 	movq	%rdi, %rsi
 	movl	$UA_NR_tgkill, %edi
-	call	ua__syscall@PLT
+	call	ua_syscall@PLT
 	pushq	%r9
 	ret
 	.size	t_eng_tgkill, . - t_eng_tgkill
@@ -197,7 +197,7 @@ t_eng_tgkill_df:
 	movq	%rdi, %rsi
 	movl	$UA_NR_tgkill, %edi
 	std
-	call	ua__syscall@PLT
+	call	ua_syscall@PLT
 	cld
 	pushq	%r9
 	ret
@@ -212,7 +212,7 @@ t_eng_sigqueue:
 	popq	%r9
 	call	t_vec_init
 	movl	$UA_NR_rt_sigqueueinfo, %edi
-	call	ua__syscall@PLT
+	call	ua_syscall@PLT
 	pushq	%r9
 	ret
 	.size	t_eng_sigqueue, . - t_eng_sigqueue
@@ -226,7 +226,7 @@ t_eng_kill:
 	movq	%rsi, %rdx
 	movq	%rdi, %rsi
 	movl	$UA_NR_kill, %edi
-	call	ua__syscall@PLT
+	call	ua_syscall@PLT
 	pushq	%r9
 	ret
 	.size	t_eng_kill, . - t_eng_kill
@@ -343,7 +343,7 @@ t_landing:
 t_sigreturn_at:
 	movq	%rdi, %rsp
 	movl	$UA_NR_rt_sigreturn, %edi
-	call	ua__syscall@PLT
+	call	ua_syscall@PLT
 	ud2
 	.size	t_sigreturn_at, . - t_sigreturn_at
 

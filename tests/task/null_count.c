@@ -6,7 +6,7 @@
  * without start-up, task creation or exit.
  *
  *   nop      ua_sys_nop(), the null syscall round trip
- *   raw      ua__syscall(UA_NR_nop, ...), without the libc-style wrapper
+ *   raw      ua_syscall(UA_NR_nop, ...), without the libc-style wrapper
  *   getppid  the host's getppid() system call (user-space side only:
  *            callgrind does not see kernel instructions)
  *   loop     nothing: the loop's own cost
@@ -41,7 +41,7 @@ static void guest(void *p)
 			j->bad |= ua_sys_nop() != 0;
 	} else if (!strcmp(j->what, "raw")) {
 		for (unsigned long i = 0; i < n; i++)
-			j->bad |= ua__syscall(UA_NR_nop, 0, 0, 0, 0, 0) != 0;
+			j->bad |= ua_syscall(UA_NR_nop, 0, 0, 0, 0, 0) != 0;
 	} else if (!strcmp(j->what, "getppid")) {
 		for (unsigned long i = 0; i < n; i++)
 			j->bad |= getppid() <= 0;

@@ -172,12 +172,12 @@ static void guest_unknown(void *arg)
 {
 	(void)arg;
 	errno = 1234;
-	raw_ret[0] = ua__syscall(999, 1, 2, 3, 4, 5);
-	raw_ret[1] = ua__syscall(UA_NR_MAX, 0, 0, 0, 0, 0);
-	raw_ret[2] = ua__syscall(UA_NR_MAX - 1, 0, 0, 0, 0, 0);
-	raw_ret[3] = ua__syscall(-1, 0, 0, 0, 0, 0);
-	raw_ret[4] = ua__syscall(LONG_MIN, 0, 0, 0, 0, 0);
-	raw_ret[5] = ua__syscall(UA_NR_nop, 0, 0, 0, 0, 0);
+	raw_ret[0] = ua_syscall(999, 1, 2, 3, 4, 5);
+	raw_ret[1] = ua_syscall(UA_NR_MAX, 0, 0, 0, 0, 0);
+	raw_ret[2] = ua_syscall(UA_NR_MAX - 1, 0, 0, 0, 0, 0);
+	raw_ret[3] = ua_syscall(-1, 0, 0, 0, 0, 0);
+	raw_ret[4] = ua_syscall(LONG_MIN, 0, 0, 0, 0, 0);
+	raw_ret[5] = ua_syscall(UA_NR_nop, 0, 0, 0, 0, 0);
 	errno_after = errno;
 }
 
@@ -198,7 +198,7 @@ Test(task_basic, syscall_outside_a_task_is_eperm)
 	struct ua_space *sp = tt_space();
 
 	/* Monitor code is not guest code: refused, and nothing is touched. */
-	cr_assert_eq(ua__syscall(UA_NR_nop, 0, 0, 0, 0, 0), -EPERM);
+	cr_assert_eq(ua_syscall(UA_NR_nop, 0, 0, 0, 0, 0), -EPERM);
 	errno = 0;
 	cr_assert_eq(ua_sys_nop(), -1);
 	cr_assert_eq(errno, EPERM);
@@ -208,7 +208,7 @@ Test(task_basic, syscall_outside_a_task_is_eperm)
 	/* Guest mode without a task (t_guest_begin) is no task either. */
 	ua_space_use(sp);
 	t_guest_begin(sp);
-	cr_assert_eq(ua__syscall(UA_NR_gettid, 0, 0, 0, 0, 0), -EPERM);
+	cr_assert_eq(ua_syscall(UA_NR_gettid, 0, 0, 0, 0, 0), -EPERM);
 	t_guest_end(sp);
 	ua_space_use(NULL);
 	/* And the task layer still works afterwards. */

@@ -96,7 +96,7 @@ static void guest_fault_in_entry(void *arg)
 	__asm__ volatile("leaq 1f(%%rip), %%rax\n\t"
 			 "movq %%rax, (%0)\n\t"
 			 "movq %0, %%rsp\n\t"
-			 "jmp ua__syscall@PLT\n"
+			 "jmp ua_syscall@PLT\n"
 			 "1:\tud2" ::"r"(arg)
 			 : "rax", "memory");
 }

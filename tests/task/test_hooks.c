@@ -365,7 +365,7 @@ static void guest_fill_redzone(void *arg)
 
 	(void)arg;
 	memset((void *)(x - RZ_BELOW), 0xa5, RZ_BELOW + RZ_ABOVE);
-	ua__syscall(UA_NR_nop, (long)x, 0, 0, 0, 0);
+	ua_syscall(UA_NR_nop, (long)x, 0, 0, 0, 0);
 	ua_sys_exit(1);
 }
 

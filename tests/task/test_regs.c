@@ -155,7 +155,7 @@ Test(task_regs, nop_million_times_keeps_state, .timeout = 120)
 	ua_space_destroy(sp);
 }
 
-/* Raw ua__syscall: every register but RAX exactly as loaded. */
+/* Raw ua_syscall: every register but RAX exactly as loaded. */
 static uint64_t raw_flags_in;
 static long raw_nr;
 static uint64_t raw_rax_want;

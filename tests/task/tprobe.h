@@ -30,7 +30,7 @@ static const char *const probe_names[P_NSLOTS] = {
 
 /*
  * probe_raw(out, in): registers from in->r[P_RAX..P_R15] (in->r[P_RDI] is
- * the syscall number), RFLAGS from in->r[P_FLAGS], then `call ua__syscall`.
+ * the syscall number), RFLAGS from in->r[P_FLAGS], then `call ua_syscall`.
  * probe_nop(out, in): the same, but `call ua_sys_nop` (the C wrapper, which
  * sets up its own arguments: only callee-saved registers and RAX mean
  * anything afterwards).
@@ -108,7 +108,7 @@ void probe_nop(struct probe *out, const struct probe *in);
 
 /* Define the probes in exactly one file of a test program. */
 #define PROBE_DEFINE()                                                       \
-	__asm__(PROBE_ASM(probe_raw, ua__syscall)                            \
+	__asm__(PROBE_ASM(probe_raw, ua_syscall)                            \
 		PROBE_ASM(probe_nop, ua_sys_nop))
 
 /* Values that no code path would produce by accident, seeded. */

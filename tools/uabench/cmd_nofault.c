@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * nofault: "read these 8 bytes if they are mapped", the library's way
- * against the idioms in use today (see ../shared/spec/peers.md):
+ * against the idioms in use today (crash reporters, profilers, debuggers):
  * process_vm_readv on our own pid, write() of the bytes into a pipe (the
  * kernel copies them or fails with EFAULT), and a sigsetjmp(env, 0) probe
  * whose SIGSEGV handler siglongjmps back.  Once on a mapped address (the
@@ -114,7 +114,7 @@ static void nf_pipe(void *p, uint64_t n)
  * the fault path: there the probe pays an exception-table search before
  * its siglongjmp (a binary search, small beside the signal delivery both
  * pay), and the library's accessors pay one extra function call.  The
- * success path, which the DESIGN target is about, is untouched by either.
+ * success path, which the design target is about, is untouched by either.
  *
  * sigsetjmp(env, 0) does not save the signal mask, so the handler runs
  * with SA_NODEFER: otherwise SIGSEGV would stay blocked after the

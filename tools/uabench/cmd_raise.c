@@ -322,7 +322,7 @@ static void add_ratios(struct bench_doc *doc, int idx, unsigned set)
 		snprintf(b, sizeof(b), "per_access_%s", be);
 		if (p != UA_PROTECT_NONE) {
 			/*
-			 * DESIGN.md's 0.90 is for pkey (a WRPKRU per switch);
+			 * the design's 0.90 is for pkey (a WRPKRU per switch);
 			 * an mprotect switch is a system call: reported.
 			 */
 			bench_ratio_add(doc, idx, a, "block_none",

@@ -2,7 +2,7 @@
 /*
  * report: every subcommand marked in_report, with modest defaults, into
  * one directory: results.json (the report form of the schema),
- * summary.md, SVG plots; the DESIGN.md §5 table on stdout.
+ * summary.md, SVG plots; the doc/design.md §5 table on stdout.
  */
 #include <errno.h>
 #include <string.h>

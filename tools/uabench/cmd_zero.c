@@ -120,7 +120,7 @@ static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 	c.backend = ua_protect_name(s.protect);
 	idx = bench_run_case(ctx, &c, doc);
 	/*
-	 * DESIGN.md gives the 0.8 target for cheap windows (the kernel's
+	 * the design gives the 0.8 target for cheap windows (the kernel's
 	 * stac/clac); an mprotect window is two system calls per block, so
 	 * that backend is reported, not judged.
 	 */

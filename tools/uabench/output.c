@@ -264,7 +264,7 @@ static void target_row(FILE *f, bool md, const char *what, const char *be,
 			spread, target, status);
 }
 
-/* The DESIGN.md §5 table: one row per measured ratio, or per target. */
+/* The doc/design.md §5 table: one row per measured ratio, or per target. */
 void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 			 bool md)
 {
@@ -276,7 +276,7 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 	else
 		/* One more column: the section sign takes two bytes. */
 		fprintf(f, "%-63s %-9s %8s %-13s %-34s %s\n",
-			"measure (DESIGN.md §5)", "backend", "ratio",
+			"measure (doc/design.md §5)", "backend", "ratio",
 			"quartiles", "target", "status");
 	for (const struct bench_target *t = bench_targets; t->key; t++) {
 		bool any = false;
@@ -786,7 +786,7 @@ void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs)
 		"repetitions): above 1 is faster than the reference; "
 		"protection switch counts are exact counts per operation. "
 		"Absolute times are in results.json.\n\n"
-		"## DESIGN.md §5 targets\n\n",
+		"## Targets (doc/design.md §5)\n\n",
 		cpu, sysconf(_SC_NPROCESSORS_ONLN), u.release,
 		bench_clock_name(), UA_VERSION, wall);
 	bench_print_targets(f, docs, ndocs, true);

@@ -251,7 +251,7 @@ static int plot_targets(FILE *gp, const char *dir,
 		return 0;
 	fprintf(gp,
 		"%sset output 'targets.svg'\nunset logscale\n"
-		"set title 'measured ratio / DESIGN.md target (>= 1: met)'\n"
+		"set title 'measured ratio / design target (>= 1: met)'\n"
 		"set xlabel ''\nset ylabel 'fraction of target (log)'\n"
 		"set logscale y 10\nset grid ytics\nset key off\n"
 		"set style data histograms\nset style fill solid 0.7 border "

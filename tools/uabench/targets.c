@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * The numbers of DESIGN.md §5, in its order.  A subcommand ties a ratio
+ * The numbers of doc/design.md §5, in its order.  A subcommand ties a ratio
  * to a target by key (bench_ratio_add); a target nothing measures yet
  * says why.  A threshold is on a speed ratio (reference time / time, "met"
  * is ratio >= threshold) or, with at_most, on an exact count per operation

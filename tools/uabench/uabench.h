@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * uabench: the benchmark suite of DESIGN.md §5.
+ * uabench: the benchmark suite of doc/design.md §5.
  *
  * A subcommand is one entry of the table in main.c (struct bench_cmd)
  * living in its own cmd_<name>.c.  It builds cases (struct bench_case: a
@@ -194,7 +194,7 @@ struct bench_case_res {
 	struct bench_meas m[BENCH_MAX_METH];
 };
 
-/* A DESIGN.md §5 target (targets.c). */
+/* A doc/design.md §5 target (targets.c). */
 struct bench_target {
 	const char *key;
 	const char *measure;

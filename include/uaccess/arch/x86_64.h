@@ -67,17 +67,18 @@
 
 /*
  * Per access size: the type, the zero-extending load, the store and the
- * store's value constraint.  X(n, T, load, store, cons, ...) is expanded
+ * store's value constraint.  The type may alias anything (compiler.h): the
+ * guest object can be of any type of that size.  X(n, T, load, store, cons, ...) is expanded
  * once per size inside a switch on sizeof(*(p)).
  */
 #define UA__SIZES(X, ...)                                                 \
-	X(1, uint8_t, "movzbl %[ua_mem], %k[ua_val]",                      \
+	X(1, ua__u8_alias, "movzbl %[ua_mem], %k[ua_val]",                      \
 	  "movb %b[ua_val], %[ua_mem]", "iq", __VA_ARGS__)                 \
-	X(2, uint16_t, "movzwl %[ua_mem], %k[ua_val]",                     \
+	X(2, ua__u16_alias, "movzwl %[ua_mem], %k[ua_val]",                     \
 	  "movw %w[ua_val], %[ua_mem]", "ir", __VA_ARGS__)                 \
-	X(4, uint32_t, "movl %[ua_mem], %k[ua_val]",                       \
+	X(4, ua__u32_alias, "movl %[ua_mem], %k[ua_val]",                       \
 	  "movl %k[ua_val], %[ua_mem]", "ir", __VA_ARGS__)                 \
-	X(8, uint64_t, "movq %[ua_mem], %[ua_val]",                        \
+	X(8, ua__u64_alias, "movq %[ua_mem], %[ua_val]",                        \
 	  "movq %q[ua_val], %[ua_mem]", "er", __VA_ARGS__)
 
 #if UA__ARCH_ASM_GOTO_OUTPUT
@@ -88,7 +89,7 @@
  */
 #define UA__GET_GOTO(n, T, load, store, cons, v, p, label)                \
 	case n:                                                           \
-		asm volatile goto("1: " load "\n\t"                       \
+		__asm__ volatile goto("1: " load "\n\t"                       \
 				  UA__ASM_EXTABLE(1b, %l[label])          \
 				  : [ua_val] "=r"(v)                      \
 				  : [ua_mem] "m"(*(const volatile T *)(p)) \
@@ -105,7 +106,7 @@
 #else
 #define UA__GET_FIXUP(n, T, load, store, cons, v, p, err)                 \
 	case n:                                                           \
-		asm volatile(UA__ASM_MOVE_FIXUP(load,                     \
+		__asm__ volatile(UA__ASM_MOVE_FIXUP(load,                     \
 				"xorl %k[ua_val], %k[ua_val]\n\t")        \
 			     : [ua_val] "=r"(v), [ua_err] "+r"(err)       \
 			     : [ua_mem] "m"(*(const volatile T *)(p)));   \
@@ -126,7 +127,7 @@
 /* Store the unsigned long v as sizeof(*(p)) bytes at p; on a fault jump. */
 #define UA__PUT_GOTO(n, T, load, store, cons, v, p, label)                \
 	case n:                                                           \
-		asm volatile goto("1: " store "\n\t"                      \
+		__asm__ volatile goto("1: " store "\n\t"                      \
 				  UA__ASM_EXTABLE(1b, %l[label])          \
 				  :                                       \
 				  : [ua_mem] "m"(*(volatile T *)(p)),     \
@@ -144,7 +145,7 @@
 #else
 #define UA__PUT_FIXUP(n, T, load, store, cons, v, p, err)                 \
 	case n:                                                           \
-		asm volatile(UA__ASM_MOVE_FIXUP(store, "")                \
+		__asm__ volatile(UA__ASM_MOVE_FIXUP(store, "")                \
 			     : [ua_mem] "=m"(*(volatile T *)(p)),         \
 			       [ua_err] "+r"(err)                         \
 			     : [ua_val] cons((T)(v)));                    \
@@ -167,7 +168,7 @@ static inline uintptr_t ua__arch_mask(uintptr_t p, uintptr_t base,
 {
 	uintptr_t off = p - base, lim = base + size;
 
-	asm("cmpq %[size], %[off]\n\t"
+	__asm__("cmpq %[size], %[off]\n\t"
 	    "cmovaq %[lim], %[p]"
 	    : [p] "+r"(p)
 	    : [off] "r"(off), [size] "r"(size), [lim] "r"(lim)

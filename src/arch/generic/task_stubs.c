@@ -73,6 +73,11 @@ long ua__syscall(long nr, long a1, long a2, long a3, long a4, long a5)
 	return -ENOSYS;
 }
 
+long ua_syscall(long nr, long a1, long a2, long a3, long a4, long a5)
+{
+	return ua__syscall(nr, a1, a2, a3, a4, a5);
+}
+
 /* No task can exist, so no guest code can be calling these. */
 static long unsupported(void)
 {

@@ -64,6 +64,7 @@ ua__raw_copy:
 
 /* size_t ua__raw_clear(void *dst, size_t n) */
 	.globl	ua__raw_clear
+	.hidden	ua__raw_clear
 	.type	ua__raw_clear, @function
 	.p2align 4
 ua__raw_clear:

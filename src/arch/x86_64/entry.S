@@ -75,7 +75,12 @@
  * registers or reuse a monitor stack that is in use.
  */
 	.globl	ua__syscall
+	.hidden	ua__syscall
 	.type	ua__syscall, @function
+	/* The public name (uaccess/task.h): the same entry. */
+	.globl	ua_syscall
+	.type	ua_syscall, @function
+	.set	ua_syscall, ua__syscall
 	.p2align 4
 ua__syscall:
 	.cfi_startproc
@@ -183,6 +188,7 @@ ua__syscall:
 	ret
 	.cfi_endproc
 	.size	ua__syscall, . - ua__syscall
+	.size	ua_syscall, . - ua__syscall
 
 /*
  * void ua__ret_to_guest(struct ua_pt_regs *regs)

@@ -9,6 +9,7 @@
 
 	.text
 	.globl	ua__restore_rt
+	.hidden	ua__restore_rt
 	.type	ua__restore_rt, @function
 	.p2align 4
 ua__restore_rt:
