@@ -32,6 +32,8 @@ _Static_assert(offsetof(struct ua_task, mon_rsp) == UA_TASK_MON_RSP,
 	       "entry.S");
 _Static_assert(offsetof(struct ua_task, mon_saved) == UA_TASK_MON_SAVED,
 	       "entry.S");
+_Static_assert(offsetof(struct ua_task, exit_rsp) == UA_TASK_EXIT_RSP,
+	       "entry.S");
 _Static_assert(offsetof(struct ua_pt_regs, rip) == 128, "entry.S");
 _Static_assert(sizeof(struct ua_pt_regs) == 168, "entry.S");
 
@@ -256,6 +258,25 @@ static void asan_leave(struct ua_task *t, void *fake)
 }
 #endif
 
+/*
+ * The lowest byte of the thread's own stack, where ua_task_run() and the
+ * monitor side of every task run (noted once per thread); 0 if unknown.
+ */
+static UA_TLS uintptr_t mon_stack_lo;
+
+static void note_monitor_stack(void)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+
+	if (mon_stack_lo || pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (!pthread_attr_getstack(&a, &lo, &size))
+		mon_stack_lo = (uintptr_t)lo;
+	pthread_attr_destroy(&a);
+}
+
 int ua_task_run(struct ua_task *t)
 {
 	uint32_t mxcsr;
@@ -273,6 +294,7 @@ int ua_task_run(struct ua_task *t)
 		err = ensure_altstack();
 	if (err)
 		return err;
+	note_monitor_stack();
 	/* Two threads may try the same task: one wins. */
 	if (!__atomic_compare_exchange_n(&t->state, &expect, UA_TASK_RUNNING,
 					 false, __ATOMIC_ACQ_REL,
@@ -377,6 +399,38 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 	ua__ret_to_guest(&t->regs);
 }
 
+/* Monitor stack depth assumed when the thread's stack is not known. */
+#define MON_STACK_FALLBACK ((uintptr_t)1 << 20)
+
+/*
+ * Did a host signal taken while the thread is in guest mode interrupt
+ * guest code?  Guest and monitor share the CPU's privilege level, so the
+ * interrupted stack tells them apart (the kernel's user_mode(regs)):
+ * guest code runs on a stack inside its space; a monitor signal handler
+ * with SA_ONSTACK runs on the thread's alternate signal stack, and the
+ * monitor's entry and exit code on the thread's own stack below the point
+ * ua_task_run() entered the task.  Any other stack pointer is guest code
+ * that moved its RSP somewhere odd, and its faults are the task's.  A
+ * monitor handler without SA_ONSTACK runs on the guest's stack and cannot
+ * be told from guest code (doc/signals.md).
+ */
+static bool guest_context_hook(const ucontext_t *uc)
+{
+	const struct ua_task *t = ua__cur_task;
+	uintptr_t rsp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	uintptr_t ss = (uintptr_t)uc->uc_stack.ss_sp, lo;
+
+	if (!t || ua_self.guest_space != t->sp)
+		return false;
+	if (rsp >= t->sp->base && rsp <= t->sp->limit)
+		return true;
+	if (uc->uc_stack.ss_size && rsp > ss &&
+	    rsp - ss <= uc->uc_stack.ss_size)
+		return false;
+	lo = mon_stack_lo ? mon_stack_lo : t->mon_saved - MON_STACK_FALLBACK;
+	return !(rsp >= lo && rsp <= t->mon_saved);
+}
+
 /*
  * The host fault handler saw a fault while this thread ran guest code:
  * copy the faulting context into the task and resume on the monitor stack
@@ -388,7 +442,7 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 	greg_t *g = uc->uc_mcontext.gregs;
 	static UA_TLS siginfo_t fault_info;
 
-	if (!t || ua_self.guest_space != t->sp)
+	if (!t || !guest_context_hook(uc))
 		return false;
 	t->regs = (struct ua_pt_regs){
 		.r15 = g[REG_R15], .r14 = g[REG_R14], .r13 = g[REG_R13],
@@ -426,6 +480,7 @@ _Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *info)
 
 extern bool (*ua__guest_fault_hook)(int sig, siginfo_t *info,
 				    ucontext_t *uc);
+extern bool (*ua__guest_context_hook)(const ucontext_t *uc);
 
 bool ua__have_sahf;
 
@@ -447,5 +502,6 @@ static bool cpu_has_sahf(void)
 __attribute__((constructor)) static void task_init(void)
 {
 	ua__guest_fault_hook = guest_fault_hook;
+	ua__guest_context_hook = guest_context_hook;
 	ua__have_sahf = cpu_has_sahf();
 }

@@ -17,6 +17,7 @@
 #define UA_TASK_REGS 0
 #define UA_TASK_MON_RSP 168
 #define UA_TASK_MON_SAVED 176
+#define UA_TASK_EXIT_RSP 184
 
 enum ua_task_state { UA_TASK_NEW, UA_TASK_RUNNING, UA_TASK_DEAD };
 
@@ -24,6 +25,8 @@ struct ua_task {
 	struct ua_pt_regs regs;  /* must stay first: entry.S */
 	uintptr_t mon_rsp;       /* monitor stack for syscalls */
 	uintptr_t mon_saved;     /* ua_task_run's saved context */
+	/* The full exit path's final RSP (the staged RIP's slot): entry.S. */
+	uintptr_t exit_rsp;
 	struct ua_space *sp;
 	enum ua_task_state state;
 	pid_t tid;

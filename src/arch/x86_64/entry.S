@@ -28,6 +28,7 @@
 #define SS 160
 #define MON_RSP 168
 #define MON_SAVED 176
+#define EXIT_RSP 184
 
 /* Bytes below the guest RSP the exit path may use: the red zone + 8. */
 #define EXIT_SCRATCH 136
@@ -161,6 +162,11 @@ ua__syscall:
 	sahf					/* SF ZF AF PF CF */
 .Lflags_done:
 	RESTORE_GPRS_BUT_RDI_RSP
+	/*
+	 * Two steps, unlike the full path: between them the return address
+	 * is 8 bytes below RSP, inside the red zone, which a host signal
+	 * frame skips (the kernel leaves 128 bytes below RSP alone).
+	 */
 	movq	RSP(%rdi), %rsp
 	leaq	-8(%rsp), %rsp
 	movq	RDI(%rdi), %rdi
@@ -207,11 +213,17 @@ ua__ret_to_guest:
 	movq	RSP(%rdi), %rax
 	movq	RIP(%rdi), %rcx
 1:	movq	%rcx, -EXIT_SCRATCH(%rax)
+	leaq	-EXIT_SCRATCH(%rax), %rax
+	movq	%rax, EXIT_RSP(%rdi)
 	pushq	EFLAGS(%rdi)
 	popfq
 	RESTORE_GPRS_BUT_RDI_RSP
-	movq	RSP(%rdi), %rsp
-	leaq	-EXIT_SCRATCH(%rsp), %rsp	/* lea: flags stay as restored */
+	/*
+	 * One instruction from the monitor stack to the staged slot: from
+	 * here on the slot is at [RSP], never below it, where a host signal
+	 * frame (a handler without SA_ONSTACK) would land on top of it.
+	 */
+	movq	EXIT_RSP(%rdi), %rsp
 	movq	RDI(%rdi), %rdi
 	ret	$(EXIT_SCRATCH - 8)
 	.cfi_endproc
