@@ -75,7 +75,8 @@ static int frame_mode_from_env(enum ua_frame_mode *m)
  * Map the stack with an inaccessible guard page below it.  The guard stays
  * mapped (PROT_NONE) rather than unmapped: a later ua_map() without an
  * address takes the first gap, and would otherwise put guest memory right
- * where an overflowing stack must fault.
+ * where an overflowing stack must fault.  Its faults still report
+ * SEGV_MAPERR, as the kernel's guard gap does (fix_segv_code()).
  */
 static int map_stack(struct ua_task *t, size_t size)
 {
@@ -466,16 +467,39 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 	return true;
 }
 
-/* Entered from ua__guest_fault_entry on the monitor stack. */
-_Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *info)
+/*
+ * The space is one PROT_NONE reservation, so the host reports SEGV_ACCERR
+ * for every guest page nothing is mapped at.  The kernel reports
+ * SEGV_MAPERR there, and for its stack guard gap, which the task's guard
+ * page stands for (it stays in the space's bookkeeping as a PROT_NONE
+ * mapping so that nothing else is ever placed there: map_stack()).
+ */
+static void fix_segv_code(const struct ua_task *t, siginfo_t *info)
 {
+	uintptr_t a = (uintptr_t)info->si_addr;
+	uintptr_t stack = (uintptr_t)t->stack;
+
+	if (info->si_signo != SIGSEGV || info->si_code != SEGV_ACCERR ||
+	    a < t->sp->base || a - t->sp->base >= t->sp->size + t->sp->guard)
+		return;
+	if ((a < stack && stack - a <= ua__pagesz) || a >= t->sp->limit ||
+	    ua__space_prot_at(t->sp, a) == -1)
+		info->si_code = SEGV_MAPERR;
+}
+
+/* Entered from ua__guest_fault_entry on the monitor stack. */
+_Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *fault)
+{
+	siginfo_t info = *fault;
+
 	ua__guest_task = NULL;
 	ua_protect_lock(t->sp);
+	fix_segv_code(t, &info);
 	if (ua__task_hooks && ua__task_hooks->guest_fault &&
-	    ua__task_hooks->guest_fault(t, info->si_signo, info))
+	    ua__task_hooks->guest_fault(t, info.si_signo, &info))
 		ua__return_to_guest(t);
 	/* No signal layer, or it cannot deliver: the default action. */
-	ua__task_exit(t, info->si_signo | 0x80);
+	ua__task_exit(t, info.si_signo | 0x80);
 }
 
 extern bool (*ua__guest_fault_hook)(int sig, siginfo_t *info,
