@@ -54,6 +54,9 @@ struct ua_kstack {
 	uint64_t size;
 };
 
+/* Full-context frames remembered per task for rt_sigreturn. */
+#define UA_FULL_FRAMES 16
+
 struct ua_sigq {
 	int sig;
 	siginfo_t info;
@@ -79,6 +82,9 @@ struct ua_sigstate {
 	uint16_t fcw;
 	/* Set when a fault is being delivered: trap number, error, address. */
 	uint64_t trapno, err, cr2;
+	/* Full-context frames not yet returned from (fpu_full.c). */
+	uint64_t full_frames[UA_FULL_FRAMES];
+	int nfull;
 };
 
 static inline struct ua_sigstate *sigstate(struct ua_task *t)
@@ -163,6 +169,15 @@ UA_HIDDEN int ua__fpu_check(const unsigned char *legacy,
  */
 UA_HIDDEN uint32_t ua__fpu_read_extent(const unsigned char *hdr,
 				       uint64_t rfbm);
+
+/* fpu_full.c: the FP area of full-context frames. */
+UA_HIDDEN void ua__note_full_frame(struct ua_sigstate *s, uint64_t frame);
+UA_HIDDEN bool ua__take_full_frame(struct ua_sigstate *s, uint64_t frame);
+UA_HIDDEN const unsigned char *ua__full_image(const struct ua_task *t);
+UA_HIDDEN int ua__write_full_image(bool block, const unsigned char *img,
+				   uint64_t fp);
+UA_HIDDEN int ua__restore_fpstate_full(struct ua_task *t, bool block,
+				       uint64_t fp);
 
 /* frame.c */
 UA_HIDDEN int ua__setup_rt_frame(struct ua_task *t, int sig,

@@ -34,6 +34,8 @@ _Static_assert(offsetof(struct ua_task, mon_saved) == UA_TASK_MON_SAVED,
 	       "entry.S");
 _Static_assert(offsetof(struct ua_task, exit_rsp) == UA_TASK_EXIT_RSP,
 	       "entry.S");
+_Static_assert(offsetof(struct ua_task, fpu_restore) == UA_TASK_FPU_RESTORE,
+	       "entry.S");
 _Static_assert(offsetof(struct ua_pt_regs, rip) == 128, "entry.S");
 _Static_assert(sizeof(struct ua_pt_regs) == 168, "entry.S");
 
@@ -136,6 +138,10 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 		goto fail;
 	t->sp = sp;
 	t->frame_mode = mode;
+	t->xsave_ctx = ua__xstate_alloc();
+	t->xsave_ret = ua__xstate_alloc();
+	if (!t->xsave_ctx || !t->xsave_ret)
+		goto free_t;
 	err = map_stack(t, ua__page_up(stack));
 	if (err)
 		goto free_t;
@@ -151,6 +157,8 @@ unmap:
 	ua_unmap(sp, (char *)t->stack - ua__pagesz,
 		 t->stack_size + ua__pagesz);
 free_t:
+	free(t->xsave_ctx);
+	free(t->xsave_ret);
 	free(t);
 fail:
 	errno = -err;
@@ -172,6 +180,8 @@ void ua_task_destroy(struct ua_task *t)
 	ua_unmap(t->sp, (char *)t->stack - ua__pagesz,
 		 t->stack_size + ua__pagesz);
 	atomic_fetch_sub(&t->sp->tasks, 1);
+	free(t->xsave_ctx);
+	free(t->xsave_ret);
 	free(t);
 }
 
@@ -389,6 +399,11 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 {
 	if (ua__task_hooks && ua__task_hooks->exit_work)
 		ua__task_hooks->exit_work(t);
+	/* Back to the interrupted instant, no frame built: its whole state. */
+	if (t->full_ctx) {
+		t->full_ctx = false;
+		t->fpu_restore = t->xsave_ctx;
+	}
 	t->regs.eflags = (t->regs.eflags & USER_EFLAGS) | 0x202;
 	if (ua_self.win_kind)
 		ua_protect_unlock_from_window(t->sp);
@@ -454,6 +469,9 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 		.orig_rax = (uint64_t)-1, .rip = g[REG_RIP],
 		.eflags = g[REG_EFL], .rsp = g[REG_RSP],
 	};
+	ua__xstate_capture(t->xsave_ctx, uc);
+	t->full_ctx = true;
+	t->fpu_restore = NULL;
 	fault_info = *info;
 	fault_info.si_signo = sig;
 	t->fault_trapno = (uint64_t)g[REG_TRAPNO];

@@ -18,6 +18,7 @@
 #define UA_TASK_MON_RSP 168
 #define UA_TASK_MON_SAVED 176
 #define UA_TASK_EXIT_RSP 184
+#define UA_TASK_FPU_RESTORE 192
 
 enum ua_task_state { UA_TASK_NEW, UA_TASK_RUNNING, UA_TASK_DEAD };
 
@@ -27,6 +28,17 @@ struct ua_task {
 	uintptr_t mon_saved;     /* ua_task_run's saved context */
 	/* The full exit path's final RSP (the staged RIP's slot): entry.S. */
 	uintptr_t exit_rsp;
+	/* An XSAVE image the exit path loads last (then clears), or NULL. */
+	void *fpu_restore;
+	/*
+	 * Full context: the XSAVE image of the instant a fault or an
+	 * asynchronous interrupt stopped guest code (valid while full_ctx:
+	 * until a frame carries it or the exit path loads it back), and the
+	 * image rt_sigreturn of a full-context frame read (xstate.c).
+	 */
+	void *xsave_ctx;
+	void *xsave_ret;
+	bool full_ctx;
 	struct ua_space *sp;
 	enum ua_task_state state;
 	pid_t tid;
@@ -98,6 +110,13 @@ extern UA_TLS struct ua_task *ua__guest_task;
 
 /* LAHF/SAHF work in 64-bit mode (not on the first x86-64 CPUs). */
 extern UA_HIDDEN bool ua__have_sahf;
+
+/* src/arch/x86_64/xstate.c */
+extern UA_HIDDEN uint32_t ua__xstate_size; /* XCR0's standard-format size */
+extern UA_HIDDEN bool ua__xstate_xsave;
+extern UA_HIDDEN unsigned char ua__xstate_init_image[576];
+UA_HIDDEN void *ua__xstate_alloc(void);
+UA_HIDDEN void ua__xstate_capture(void *buf, const ucontext_t *uc);
 
 /* src/arch/x86_64/entry.S */
 UA_HIDDEN int ua__task_enter(struct ua_task *t);

@@ -29,6 +29,9 @@
 #define MON_RSP 168
 #define MON_SAVED 176
 #define EXIT_RSP 184
+#define FPU_RESTORE 192
+/* XRSTOR's feature mask: never PKRU (monitor state), nor AMX tiles. */
+#define XRSTOR_RFBM_LO 0xfff9fdff
 
 /* Bytes below the guest RSP the exit path may use: the red zone + 8. */
 #define EXIT_SCRATCH 136
@@ -57,6 +60,31 @@
 	movq	RCX(%rdi), %rcx
 	movq	RDX(%rdi), %rdx
 	movq	RSI(%rdi), %rsi
+.endm
+
+/*
+ * Load the task's pending XSAVE image, if any (task.h fpu_restore), and
+ * clear it.  Last thing before the general registers: no monitor code may
+ * use a vector register after it.  The image was checked when it was
+ * read; should XRSTOR still refuse it, the exception table skips it.
+ */
+.macro RESTORE_FP_PENDING
+	movq	FPU_RESTORE(%rdi), %rcx
+	testq	%rcx, %rcx
+	jz	.Lfp_done\@
+	movq	$0, FPU_RESTORE(%rdi)
+	movl	$XRSTOR_RFBM_LO, %eax
+	movl	$-1, %edx
+	cmpb	$0, ua__xstate_xsave(%rip)
+	je	.Lfx\@
+.Lxrstor\@:
+	xrstor64 (%rcx)
+	jmp	.Lfp_done\@
+.Lfx\@:
+	fxrstor64 (%rcx)
+.Lfp_done\@:
+	EXTABLE(.Lxrstor\@, .Lfp_done\@)
+	EXTABLE(.Lfx\@, .Lfp_done\@)
 .endm
 
 	.text
@@ -208,6 +236,7 @@ ua__syscall:
 	.p2align 4
 ua__ret_to_guest:
 	.cfi_startproc
+	RESTORE_FP_PENDING
 	testl	$0x40000, EFLAGS(%rdi)		/* AC */
 	jnz	ua__ret_to_guest_iret
 	movq	RSP(%rdi), %rax
@@ -235,6 +264,7 @@ ua__ret_to_guest:
 	.p2align 4
 ua__ret_to_guest_iret:
 	.cfi_startproc
+	RESTORE_FP_PENDING
 	xorl	%eax, %eax
 	movw	%ss, %ax
 	pushq	%rax
