@@ -31,6 +31,7 @@
 #define ERESTARTSYS 512
 #define ERESTARTNOINTR 513
 #define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
 
 /* The kernel's sigaction flag bits that exist (UAPI_SA_FLAGS on x86). */
 #define UA_SA_RESTORER 0x04000000u
@@ -85,6 +86,11 @@ struct ua_sigstate {
 	/* Full-context frames not yet returned from (fpu_full.c). */
 	uint64_t full_frames[UA_FULL_FRAMES];
 	int nfull;
+	/* ITIMER_REAL (timers.c, under its lock): CLOCK_MONOTONIC ns of the
+	 * expiry (0: disarmed) and the reload interval. */
+	uint64_t itimer_expiry, itimer_interval;
+	/* An interrupted nanosleep for restart_syscall: deadline, rem. */
+	uint64_t restart_deadline, restart_rem;
 };
 
 static inline struct ua_sigstate *sigstate(struct ua_task *t)
@@ -169,6 +175,9 @@ UA_HIDDEN int ua__fpu_check(const unsigned char *legacy,
  */
 UA_HIDDEN uint32_t ua__fpu_read_extent(const unsigned char *hdr,
 				       uint64_t rfbm);
+
+/* timers.c */
+UA_HIDDEN void ua__timer_forget(struct ua_task *t);
 
 /* fpu_full.c: the FP area of full-context frames. */
 UA_HIDDEN void ua__note_full_frame(struct ua_sigstate *s, uint64_t frame);

@@ -36,6 +36,8 @@ _Static_assert(offsetof(struct ua_task, exit_rsp) == UA_TASK_EXIT_RSP,
 	       "entry.S");
 _Static_assert(offsetof(struct ua_task, fpu_restore) == UA_TASK_FPU_RESTORE,
 	       "entry.S");
+_Static_assert(offsetof(struct ua_task, irq_pending) == UA_TASK_IRQ_PENDING,
+	       "entry.S");
 _Static_assert(offsetof(struct ua_pt_regs, rip) == 128, "entry.S");
 _Static_assert(sizeof(struct ua_pt_regs) == 168, "entry.S");
 
@@ -306,6 +308,9 @@ int ua_task_run(struct ua_task *t)
 	if (err)
 		return err;
 	note_monitor_stack();
+	err = ua__irq_setup();
+	if (err)
+		return err;
 	/* Two threads may try the same task: one wins. */
 	if (!__atomic_compare_exchange_n(&t->state, &expect, UA_TASK_RUNNING,
 					 false, __ATOMIC_ACQ_REL,
@@ -313,6 +318,7 @@ int ua_task_run(struct ua_task *t)
 		return -EBUSY;
 	t->prev_space = ua_space_use(t->sp);
 	ua__cur_task = t;
+	__atomic_store_n(&t->host_tid, gettid(), __ATOMIC_RELEASE);
 	/* Guest code may change the FP control words: the monitor's come back. */
 	asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fcw));
 	asan_enter(t, &fake);
@@ -325,6 +331,7 @@ int ua_task_run(struct ua_task *t)
 	 */
 	asm volatile("fnclex\n\tfldcw %1\n\tldmxcsr %0"
 		     : : "m"(mxcsr), "m"(fcw));
+	__atomic_store_n(&t->host_tid, 0, __ATOMIC_RELEASE);
 	ua__guest_task = NULL;
 	ua__cur_task = NULL;
 	ua_space_use(t->prev_space);
@@ -397,6 +404,9 @@ static bool exit_store_ok(const struct ua_task *t)
 
 _Noreturn void ua__return_to_guest(struct ua_task *t)
 {
+	/* An interrupt from here on sets it again: the exit code re-checks. */
+	t->irq_pending = 0;
+	atomic_signal_fence(memory_order_seq_cst);
 	if (ua__task_hooks && ua__task_hooks->exit_work)
 		ua__task_hooks->exit_work(t);
 	/* Back to the interrupted instant, no frame built: its whole state. */
@@ -430,7 +440,7 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
  * monitor handler without SA_ONSTACK runs on the guest's stack and cannot
  * be told from guest code (doc/signals.md).
  */
-static bool guest_context_hook(const ucontext_t *uc)
+bool ua__guest_context(const ucontext_t *uc)
 {
 	const struct ua_task *t = ua__cur_task;
 	uintptr_t rsp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
@@ -452,14 +462,10 @@ static bool guest_context_hook(const ucontext_t *uc)
  * copy the faulting context into the task and resume on the monitor stack
  * in ua__guest_fault_entry.  Async-signal-safe: only copies.
  */
-static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
+void ua__capture_guest(struct ua_task *t, const ucontext_t *uc)
 {
-	struct ua_task *t = ua__cur_task;
-	greg_t *g = uc->uc_mcontext.gregs;
-	static UA_TLS siginfo_t fault_info;
+	const greg_t *g = uc->uc_mcontext.gregs;
 
-	if (!t || !guest_context_hook(uc))
-		return false;
 	t->regs = (struct ua_pt_regs){
 		.r15 = g[REG_R15], .r14 = g[REG_R14], .r13 = g[REG_R13],
 		.r12 = g[REG_R12], .rbp = g[REG_RBP], .rbx = g[REG_RBX],
@@ -472,16 +478,35 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 	ua__xstate_capture(t->xsave_ctx, uc);
 	t->full_ctx = true;
 	t->fpu_restore = NULL;
-	fault_info = *info;
-	fault_info.si_signo = sig;
-	t->fault_trapno = (uint64_t)g[REG_TRAPNO];
-	t->fault_err = (uint64_t)g[REG_ERR];
-	g[REG_RIP] = (greg_t)ua__guest_fault_entry;
+}
+
+void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
+			     void (*entry)(void), const void *arg)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+
+	g[REG_RIP] = (greg_t)entry;
 	g[REG_RSP] = (greg_t)t->mon_rsp;
 	/* The monitor must not inherit the guest's AC or TF (DF: cld). */
 	g[REG_EFL] &= ~(greg_t)(EFLAGS_AC | EFLAGS_TF | EFLAGS_DF);
 	g[REG_RDI] = (greg_t)t;
-	g[REG_RSI] = (greg_t)&fault_info;
+	g[REG_RSI] = (greg_t)arg;
+}
+
+static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
+{
+	struct ua_task *t = ua__cur_task;
+	const greg_t *g = uc->uc_mcontext.gregs;
+	static UA_TLS siginfo_t fault_info;
+
+	if (!t || !ua__guest_context(uc))
+		return false;
+	ua__capture_guest(t, uc);
+	fault_info = *info;
+	fault_info.si_signo = sig;
+	t->fault_trapno = (uint64_t)g[REG_TRAPNO];
+	t->fault_err = (uint64_t)g[REG_ERR];
+	ua__redirect_to_monitor(t, uc, ua__guest_fault_entry, &fault_info);
 	return true;
 }
 
@@ -503,6 +528,18 @@ static void fix_segv_code(const struct ua_task *t, siginfo_t *info)
 	if ((a < stack && stack - a <= ua__pagesz) || a >= t->sp->limit ||
 	    ua__space_prot_at(t->sp, a) == -1)
 		info->si_code = SEGV_MAPERR;
+}
+
+/*
+ * Entered on the monitor stack from ua__guest_irq_entry (an interrupt took
+ * the thread out of guest code or out of the exit code) or from the exit
+ * code that found an interrupt pending: run the exit work again.
+ */
+_Noreturn void ua__guest_irq(struct ua_task *t)
+{
+	ua__guest_task = NULL;
+	ua_protect_lock(t->sp);
+	ua__return_to_guest(t);
 }
 
 /* Entered from ua__guest_fault_entry on the monitor stack. */
@@ -544,6 +581,6 @@ static bool cpu_has_sahf(void)
 __attribute__((constructor)) static void task_init(void)
 {
 	ua__guest_fault_hook = guest_fault_hook;
-	ua__guest_context_hook = guest_context_hook;
+	ua__guest_context_hook = ua__guest_context;
 	ua__have_sahf = cpu_has_sahf();
 }
