@@ -41,17 +41,6 @@ static bool irq_done;
 static int irq_error;
 static pid_t irq_pid;
 
-static bool in_range(uintptr_t pc, const char *lo, const char *hi)
-{
-	return pc >= (uintptr_t)lo && pc < (uintptr_t)hi;
-}
-
-static bool in_exit_code(uintptr_t pc)
-{
-	return in_range(pc, ua__exit_fast_begin, ua__exit_fast_end) ||
-	       in_range(pc, ua__exit_full_begin, ua__exit_full_end);
-}
-
 /*
  * The exit code was interrupted: its task's regs are the guest state, and
  * the FP state is the pending image if the exit code had not loaded it
@@ -78,7 +67,7 @@ static __attribute__((noinline)) void irq_body(ucontext_t *uc)
 		return;
 	/* Before looking: a signal queued from now on sends a new kick. */
 	__atomic_store_n(&t->kick_sent, 0, __ATOMIC_SEQ_CST);
-	if (ua_self.guest_space == t->sp && in_exit_code(pc)) {
+	if (ua_self.guest_space == t->sp && ua__in_exit_code(pc)) {
 		capture_exit(t, uc);
 		ua__redirect_to_monitor(t, uc, ua__guest_irq_entry, NULL);
 		return;

@@ -440,6 +440,17 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
  * monitor handler without SA_ONSTACK runs on the guest's stack and cannot
  * be told from guest code (doc/signals.md).
  */
+static bool in_range(uintptr_t pc, const char *lo, const char *hi)
+{
+	return pc >= (uintptr_t)lo && pc < (uintptr_t)hi;
+}
+
+bool ua__in_exit_code(uintptr_t pc)
+{
+	return in_range(pc, ua__exit_fast_begin, ua__exit_fast_end) ||
+	       in_range(pc, ua__exit_full_begin, ua__exit_full_end);
+}
+
 bool ua__guest_context(const ucontext_t *uc)
 {
 	const struct ua_task *t = ua__cur_task;
@@ -448,6 +459,13 @@ bool ua__guest_context(const ucontext_t *uc)
 
 	if (!t || ua_self.guest_space != t->sp)
 		return false;
+	/*
+	 * The exit code's last instruction (ret, iretq) faults on a bad
+	 * guest RIP or RSP: the guest's fault, as the kernel's bad IRET is
+	 * (its other accesses have exception-table entries).
+	 */
+	if (ua__in_exit_code((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]))
+		return true;
 	if (rsp >= t->sp->base && rsp <= t->sp->limit)
 		return true;
 	if (uc->uc_stack.ss_size && rsp > ss &&
@@ -501,7 +519,15 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 
 	if (!t || !ua__guest_context(uc))
 		return false;
-	ua__capture_guest(t, uc);
+	if (ua__in_exit_code((uintptr_t)g[REG_RIP])) {
+		/* The return itself faulted: regs hold the state it was
+		 * returning to; the FP state is loaded by now. */
+		ua__xstate_capture(t->xsave_ctx, uc);
+		t->full_ctx = true;
+		t->fpu_restore = NULL;
+	} else {
+		ua__capture_guest(t, uc);
+	}
 	fault_info = *info;
 	fault_info.si_signo = sig;
 	t->fault_trapno = (uint64_t)g[REG_TRAPNO];

@@ -132,6 +132,7 @@ UA_HIDDEN void ua__xstate_capture(void *buf, const ucontext_t *uc);
 
 /* task.c: host signals that interrupted guest code */
 UA_HIDDEN bool ua__guest_context(const ucontext_t *uc);
+UA_HIDDEN bool ua__in_exit_code(uintptr_t pc);
 UA_HIDDEN void ua__capture_guest(struct ua_task *t, const ucontext_t *uc);
 UA_HIDDEN void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
 				       void (*entry)(void), const void *arg);
