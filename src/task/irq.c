@@ -32,7 +32,6 @@
 
 #include "task_internal.h"
 
-#define EFLAGS_AC 0x40000
 
 static int irq_sig;           /* 0: none (async delivery at syscalls only) */
 static int irq_requested = -1; /* ua_set_interrupt_signal(); -1: default */
