@@ -86,63 +86,72 @@ efault:
 
 /*
  * rt_sigreturn of a full-context frame: read the whole image into the
- * task, check it as XRSTOR (or FXRSTOR) would, and have the exit path
- * load it.  Features the frame does not restore (outside its xfeatures)
- * get their init state, as fpu__restore_sig() gives them.  The checks run
- * on the monitor's copy, so the image loaded is the image checked.
+ * task, have XRSTOR (or FXRSTOR) judge that copy under an exception-table
+ * entry, as for any frame, and have the exit path load it.  Features the
+ * frame does not restore (outside its xfeatures) get their init state, as
+ * fpu__restore_sig() gives them.  The copy is what is judged and loaded.
+ * PKRU is not taken from a full-context frame: the guest keeps its own.
  */
-int ua__restore_fpstate_full(struct ua_task *t, bool block, uint64_t fp)
+int ua__restore_fpstate_full(struct ua_task *t, bool block, uint64_t fp,
+			     struct ua_fpu_restored *out)
 {
 	unsigned char *buf = t->xsave_ret;
-	uint32_t magic1, ext, xsize, magic2, mxcsr, extent;
-	uint64_t xfeat, rfbm = 0;
-	uint16_t fcw;
-	bool fx_only = true;
+	struct {
+		uint32_t magic1, ext;
+		uint64_t xfeat;
+		uint32_t xsize;
+	} __attribute__((packed)) sw;
+	struct ua_fpu_ctl ctl;
+	uint32_t magic2;
+	uint64_t rfbm, bv;
 
+	out->pkru_valid = false;
+	out->mxcsr = 0x1f80;
+	out->fcw = 0x037f;
 	if (!fp) {
 		t->fpu_restore = ua__xstate_init_image;
-		ua__fpu_fresh();
 		return 0;
 	}
 	if (block && !ua__window_extend((void *)fp, ua__fpu_frame_size()))
 		return -EFAULT;
 	if (!block && !ua_access_ok((void *)fp, ua__fpu_frame_size()))
 		return -EFAULT;
-	COPY_FROM(buf, (const void *)fp, ua__fpu.xsave ? 576 : 512);
-	memcpy(&magic1, buf + 464, 4);
-	memcpy(&ext, buf + 468, 4);
-	memcpy(&xfeat, buf + 472, 8);
-	memcpy(&xsize, buf + 480, 4);
-	if (ua__fpu.xsave && magic1 == FP_XSTATE_MAGIC1 && xsize >= 576 &&
-	    xsize <= ua__fpu.xstate_size && xsize <= ext) {
-		GET(magic2, (const uint32_t *)(fp + xsize));
+	COPY_FROM(&sw, (const void *)(fp + 464), sizeof(sw));
+	if (ua__fpu.xsave && sw.magic1 == FP_XSTATE_MAGIC1 && sw.xsize >= 576 &&
+	    sw.xsize <= ua__fpu.xstate_size && sw.xsize <= sw.ext) {
+		GET(magic2, (const uint32_t *)(fp + sw.xsize));
 		if (magic2 == FP_XSTATE_MAGIC2) {
-			rfbm = xfeat & ua__fpu.xfeatures;
-			fx_only = false;
+			rfbm = sw.xfeat & ua__fpu.xfeatures & ~(1ull << 9);
+			if (fp & 63)
+				return -EINVAL;
+			COPY_FROM(buf, (const void *)fp, ua__fpu.xstate_size);
+			if (ua__fpu_xrstor(buf, rfbm, &ctl))
+				return -EINVAL;
+			bv = get64(buf + 512) & rfbm;
+			put64(buf + 512, bv);
+			if (rfbm & 0x6)
+				out->mxcsr = ctl.mxcsr;
+			if (rfbm & bv & 1)
+				out->fcw = ctl.fcw;
+			goto loaded;
 		}
 	}
-	if (fp & (fx_only ? 15 : 63))
+	if (fp & 15)
 		return -EINVAL;
-	if (ua__fpu_check(buf, fx_only ? NULL : buf + 512, rfbm, &mxcsr, &fcw))
+	COPY_FROM(buf, (const void *)fp, 512);
+	if (ua__fpu_fxrstor(buf, &ctl))
 		return -EINVAL;
-	/*
-	 * The exit path's XRSTOR always loads MXCSR; when the frame's
-	 * features leave it out, the kernel's ends up with the init value,
-	 * which ua__fpu_check() returned.
-	 */
-	memcpy(buf + 24, &mxcsr, 4);
-	if (!fx_only) {
-		extent = ua__fpu_read_extent(buf + 512, rfbm);
-		if (extent > 576)
-			COPY_FROM(buf + 576, (const void *)(fp + 576),
-				  extent - 576);
-		put64(buf + 512, get64(buf + 512) & rfbm);
-	} else if (ua__fpu.xsave) {
+	out->mxcsr = ctl.mxcsr;
+	out->fcw = ctl.fcw;
+	if (ua__fpu.xsave) {
 		/* FXRSTOR's effect: x87 and SSE from the frame, the rest init. */
 		memset(buf + 512, 0, 64);
 		put64(buf + 512, 0x3);
 	}
-	ua__fpu_load_ctl(mxcsr, fcw);
+loaded:
+	/* The exit path's XRSTOR always loads MXCSR: the value the guest
+	 * gets, init when the frame's features leave it out. */
+	memcpy(buf + 24, &out->mxcsr, 4);
 	t->fpu_restore = buf;
 	return 0;
 efault:

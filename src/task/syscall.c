@@ -34,6 +34,7 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	long ret;
 
 	ua__guest_task = NULL;
+	ua__pkru_entry(t);
 	fn = nr < UA_NR_MAX ? table[nr] : NULL;
 	/*
 	 * Block-mode syscalls that open a window first thing fold the entry
@@ -60,6 +61,7 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 			r->rsp != rsp || r->eflags != flags))
 		ua__return_to_guest(t);
 	ua__protect_syscall_unlock(t->sp);
+	ua__pkru_exit(t);
 	ua__guest_task = t;
 	return t;
 }
