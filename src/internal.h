@@ -7,6 +7,7 @@
 #define UA_INTERNAL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,7 +60,9 @@ struct ua_space {
 	int pkey;
 	int mp_counts[5]; /* mprotect: holders per UA_MODE_* */
 	int mp_level;     /* mprotect: protection now applied */
-	atomic_int tasks; /* live tasks using the space */
+	atomic_int tasks;   /* tasks created and not destroyed */
+	atomic_int running; /* of those, the ones running now */
+	atomic_int users;   /* threads whose current space it is */
 };
 
 /* Per-thread state. */
@@ -83,6 +86,8 @@ struct ua_thread {
 	/* Space locks (sp->lock) this thread holds: a signal handler that
 	 * interrupted one must not take a space lock again. */
 	int space_locks;
+	/* The thread-exit hook that gives up cur is armed. */
+	bool exit_hook;
 };
 
 extern UA_TLS struct ua_thread ua_self;
@@ -174,6 +179,15 @@ UA_HIDDEN size_t ua__copy_from_user_nozero(void *to, const void *from,
 
 /* src/core/fault.c */
 UA_HIDDEN int ua__fault_install(void);
+
+/* src/core/interpose.c */
+UA_HIDDEN bool ua__fault_sigs_unblock(sigset_t *old);
+UA_HIDDEN void ua__fault_sigs_restore(const sigset_t *old);
+UA_HIDDEN void ua__sigmask_raw(int how, const sigset_t *set, sigset_t *old);
+
+/* src/protect/pkey.c: a new thread locks every pkey space. */
+UA_HIDDEN void ua__protect_thread_start(void);
+UA_HIDDEN uint32_t ua__pkru_locked_all(uint32_t pkru, uint32_t keys);
 
 /* The system page size, read once by ua_init(). */
 extern UA_HIDDEN size_t ua__pagesz;

@@ -79,7 +79,8 @@ UA_EXPORT int ua__put_user(unsigned long v, void *ptr, size_t size);
  *
  * On a fault the uncopied tail of @to is zero-filled; when the range check
  * fails all of @to is zeroed.  As the kernel's check_copy_size(), an @n
- * above INT_MAX is refused with @to left untouched.
+ * above INT_MAX is refused with @to left untouched, and so is an @n larger
+ * than the monitor buffer where the compiler knows its size (see below).
  *
  * Return: the number of bytes NOT copied (0 on success), exact.
  */
@@ -92,12 +93,91 @@ UA_EXPORT UA_MUST_CHECK size_t ua_copy_from_user(void *to,
  * @from: monitor source
  * @n: bytes to copy
  *
- * An @n above INT_MAX is refused (nothing written), as in the kernel.
+ * An @n above INT_MAX is refused (nothing written), as in the kernel, and
+ * so is an @n larger than a monitor buffer of known size (see below).
  *
  * Return: the number of bytes NOT copied, exact; the copied prefix stays.
  */
 UA_EXPORT UA_MUST_CHECK size_t ua_copy_to_user(void *to, const void *from,
 					       size_t n);
+
+/*
+ * Monitor-buffer size checks of the two block copies, as the kernel's
+ * check_copy_size(): when the compiler knows the size of the monitor
+ * object (an array, a struct, a malloc() of known size; with
+ * __builtin_dynamic_object_size also a run-time size) and it is smaller
+ * than @n (up to INT_MAX: a larger @n is refused anyway), the copy is
+ * refused.  Both sizes constant (optimising builds):
+ * a compile-time error.  Otherwise: a report on stderr and the copy
+ * returns @n with nothing copied and the monitor buffer untouched.
+ * Where the size is not known nothing is checked.  Define
+ * UA_NO_COPY_SIZE_CHECK before including <uaccess.h> to turn it off.
+ */
+UA_EXPORT size_t ua__copy_overflow(size_t size, size_t n, bool to_user);
+#ifndef UA_NO_COPY_SIZE_CHECK
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_dynamic_object_size)
+#define ua__object_size(p) __builtin_dynamic_object_size(p, 0)
+#endif
+#endif
+#ifndef ua__object_size
+#define ua__object_size(p) __builtin_object_size(p, 0)
+#endif
+
+/* Without the attribute the call is left undefined: a link error. */
+#if defined(__has_attribute)
+#if __has_attribute(error)
+#define ua__copy_error(msg) __attribute__((error(msg)))
+#endif
+#endif
+#ifndef ua__copy_error
+#define ua__copy_error(msg)
+#endif
+extern void ua__bad_copy_from(void)
+	ua__copy_error("ua_copy_from_user: destination buffer smaller than n");
+extern void ua__bad_copy_to(void)
+	ua__copy_error("ua_copy_to_user: source buffer smaller than n");
+
+static __inline__ __attribute__((always_inline)) bool
+ua__copy_size_ok(size_t size, size_t n, bool to_user)
+{
+	/* An n above INT_MAX is refused by the copy itself, untouched. */
+	if (ua_likely(size >= n) || n > 0x7fffffff)
+		return true;
+#ifdef __OPTIMIZE__
+	if (__builtin_constant_p(size) && __builtin_constant_p(n)) {
+		if (to_user)
+			ua__bad_copy_to();
+		else
+			ua__bad_copy_from();
+	}
+#endif
+	ua__copy_overflow(size, n, to_user);
+	return false;
+}
+
+static __inline__ __attribute__((always_inline)) UA_MUST_CHECK size_t
+ua__copy_from_user_checked(void *to, const void *from, size_t n,
+			   size_t size)
+{
+	if (!ua__copy_size_ok(size, n, false))
+		return n;
+	return (ua_copy_from_user)(to, from, n);
+}
+
+static __inline__ __attribute__((always_inline)) UA_MUST_CHECK size_t
+ua__copy_to_user_checked(void *to, const void *from, size_t n, size_t size)
+{
+	if (!ua__copy_size_ok(size, n, true))
+		return n;
+	return (ua_copy_to_user)(to, from, n);
+}
+
+#define ua_copy_from_user(to, from, n) \
+	ua__copy_from_user_checked(to, from, n, ua__object_size(to))
+#define ua_copy_to_user(to, from, n) \
+	ua__copy_to_user_checked(to, from, n, ua__object_size(from))
+#endif /* UA_NO_COPY_SIZE_CHECK */
 
 /**
  * ua_clear_user() - zero a block of guest memory

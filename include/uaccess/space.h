@@ -68,10 +68,18 @@ UA_EXPORT struct ua_space *ua_space_create(size_t size,
  * ua_space_destroy() - release a space and everything mapped in it
  * @sp: the space, or NULL
  *
- * Threads whose current space is @sp must have switched away; a space
- * that still has live tasks is not destroyed (see ua_task_create()).
+ * A space in use is refused, not kept alive: it is not destroyed while
+ * another thread has it as its current space (ua_space_use(); a thread
+ * that exits gives its current space up) or while a task created in it
+ * has not been destroyed (ua_task_destroy(), running or not).  The
+ * refusal names the reason on stderr and changes nothing; destroy the
+ * tasks, switch the threads away, and call again.  The calling thread's
+ * own current space is given up.  A thread that starts using @sp while
+ * it is being destroyed is a bug the library cannot catch.
+ *
+ * Return: 0 (also for NULL), or -EBUSY.
  */
-UA_EXPORT void ua_space_destroy(struct ua_space *sp);
+UA_EXPORT int ua_space_destroy(struct ua_space *sp);
 
 /** ua_space_base() - first address of @sp */
 UA_EXPORT void *ua_space_base(const struct ua_space *sp);
@@ -112,6 +120,10 @@ UA_EXPORT int ua_unmap(struct ua_space *sp, void *addr, size_t len);
 /**
  * ua_space_use() - set the calling thread's current space
  * @sp: the new current space, or NULL for none (no guest pointer is valid)
+ *
+ * While it is a thread's current space, @sp cannot be destroyed by
+ * another thread (ua_space_destroy() returns -EBUSY); a thread that exits
+ * gives up its current space.
  *
  * Return: the previous current space.
  */

@@ -374,18 +374,26 @@ static void chain(int sig, siginfo_t *info, void *uc)
 		slot->sa_handler = SIG_DFL;
 		slot->sa_flags = 0;
 	}
-	mask = old.sa_mask;
-	pthread_sigmask(SIG_BLOCK, &mask, &prev);
-	if (old.sa_flags & SA_NODEFER) {
-		sigemptyset(&mask);
+	/*
+	 * Our handler runs with every other signal blocked: the mask the old
+	 * handler gets is built from the interrupted context's, as the
+	 * kernel would have (its mask, plus sa_mask, plus the signal).
+	 */
+	mask = ((ucontext_t *)uc)->uc_sigmask;
+	for (int s = 1; s < NSIG; s++)
+		if (sigismember(&old.sa_mask, s) == 1)
+			sigaddset(&mask, s);
+	if (old.sa_flags & SA_NODEFER)
+		sigdelset(&mask, sig);
+	else
 		sigaddset(&mask, sig);
-		pthread_sigmask(SIG_UNBLOCK, &mask, NULL);
-	}
+	/* Raw: the signal itself blocked, as the kernel delivers it. */
+	ua__sigmask_raw(SIG_SETMASK, &mask, &prev);
 	if (old.sa_flags & SA_SIGINFO)
 		old.sa_sigaction(sig, info, uc);
 	else
 		old.sa_handler(sig);
-	pthread_sigmask(SIG_SETMASK, &prev, NULL);
+	ua__sigmask_raw(SIG_SETMASK, &prev, NULL);
 }
 
 /*
@@ -443,7 +451,15 @@ int ua__fault_install(void)
 	/* Recovery longjmps out of the handler: leave nothing blocked. */
 	sa.sa_flags |= SA_NODEFER;
 #endif
-	sigemptyset(&sa.sa_mask);
+	/*
+	 * Every signal but the fault signals is held off while the handler
+	 * runs: a handler that interrupted it could run a nofault access
+	 * that faults, and with the fault signal blocked (we are its
+	 * handler) the kernel would kill the process instead.
+	 */
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < NR_FAULT_SIGS; i++)
+		sigdelset(&sa.sa_mask, fault_sigs[i]);
 	for (size_t i = 0; i < NR_FAULT_SIGS; i++) {
 		if (sigaction(fault_sigs[i], &sa, &old_action[i]))
 			return -errno;

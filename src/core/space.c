@@ -79,19 +79,46 @@ fail:
 	return NULL;
 }
 
-void ua_space_destroy(struct ua_space *sp)
+/*
+ * Why sp cannot go yet, on stderr: tasks not destroyed (a task holds its
+ * stack and registers in the space), or threads other than the caller
+ * that still have it as their current space (the kernel's mm_users).
+ */
+static bool space_busy(struct ua_space *sp)
+{
+	int tasks = atomic_load(&sp->tasks), users = atomic_load(&sp->users);
+	char msg[200];
+
+	if (ua_self.cur == sp)
+		users--;
+	if (tasks) {
+		snprintf(msg, sizeof(msg),
+			 "uaccess: ua_space_destroy: the space has %d task%s "
+			 "not destroyed (%d still running); not destroyed\n",
+			 tasks, tasks == 1 ? "" : "s",
+			 atomic_load(&sp->running));
+	} else if (users > 0) {
+		snprintf(msg, sizeof(msg),
+			 "uaccess: ua_space_destroy: the space is the current "
+			 "space of %d other thread%s; not destroyed\n",
+			 users, users == 1 ? "" : "s");
+	} else {
+		return false;
+	}
+	ua__write_str(2, msg);
+	return true;
+}
+
+int ua_space_destroy(struct ua_space *sp)
 {
 	if (!sp)
-		return;
-	if (atomic_load(&sp->tasks)) {
-		/* Unmapping under a live task would crash it: keep the space. */
-		ua__write_str(2, "uaccess: ua_space_destroy: space still has "
-				 "live tasks; not destroyed\n");
+		return 0;
+	if (space_busy(sp)) {
 		errno = EBUSY;
-		return;
+		return -EBUSY;
 	}
 	if (ua_self.cur == sp)
-		ua_self.cur = NULL;
+		ua_space_use(NULL);
 	ua__protect_forget(sp);
 	ua__registry_del(sp);
 	/* Pages first: a protection key is freed only once no page has it. */
@@ -100,6 +127,7 @@ void ua_space_destroy(struct ua_space *sp)
 	pthread_mutex_destroy(&sp->lock);
 	free(sp->maps);
 	free(sp);
+	return 0;
 }
 
 void *ua_space_base(const struct ua_space *sp)
@@ -122,11 +150,46 @@ enum ua_protect ua_space_protect(const struct ua_space *sp)
 	return sp->ops->kind;
 }
 
+/*
+ * A thread that ends with a current space gives it up, or the space
+ * could never be destroyed.  Key destructors run in the exiting thread,
+ * before its TLS goes.
+ */
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void thread_exit(void *unused)
+{
+	(void)unused;
+	ua_space_use(NULL);
+}
+
+static void exit_key_init(void)
+{
+	pthread_key_create(&exit_key, thread_exit);
+}
+
+static void arm_exit_hook(void)
+{
+	pthread_once(&exit_once, exit_key_init);
+	pthread_setspecific(exit_key, &ua_self);
+	ua_self.exit_hook = true;
+}
+
 struct ua_space *ua_space_use(struct ua_space *sp)
 {
 	struct ua_space *old = ua_self.cur;
 
+	if (sp == old)
+		return old;
+	if (sp) {
+		if (ua_unlikely(!ua_self.exit_hook))
+			arm_exit_hook();
+		atomic_fetch_add(&sp->users, 1);
+	}
 	ua_self.cur = sp;
+	if (old)
+		atomic_fetch_sub(&old->users, 1);
 	return old;
 }
 

@@ -6,6 +6,7 @@
  * routines, with byte counts that are exact at every fault offset.
  */
 #include <errno.h>
+#include <execinfo.h>
 #include <limits.h>
 #include <string.h>
 
@@ -74,7 +75,7 @@ static inline bool copy_size_bad(size_t n)
 	return ua_unlikely(n > INT_MAX);
 }
 
-size_t ua_copy_from_user(void *to, const void *from, size_t n)
+size_t(ua_copy_from_user)(void *to, const void *from, size_t n)
 {
 	size_t left;
 
@@ -91,7 +92,7 @@ size_t ua_copy_from_user(void *to, const void *from, size_t n)
 	return left;
 }
 
-size_t ua_copy_to_user(void *to, const void *from, size_t n)
+size_t(ua_copy_to_user)(void *to, const void *from, size_t n)
 {
 	size_t left;
 
@@ -102,6 +103,47 @@ size_t ua_copy_to_user(void *to, const void *from, size_t n)
 	left = ua__raw_copy(to, from, n);
 	ua_user_write_access_end();
 	return left;
+}
+
+static char *fmt_size(char *buf, size_t v)
+{
+	char tmp[24];
+	int n = 0, i = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = 0;
+	return buf;
+}
+
+/*
+ * The run-time half of the header's size check (the kernel's
+ * copy_overflow(), a warning with a trace; the copy does not happen).
+ * Async-signal-safe apart from backtrace(), which the fault handler's
+ * set-up has already loaded.
+ */
+size_t ua__copy_overflow(size_t size, size_t n, bool to_user)
+{
+	void *frames[16];
+	char buf[24];
+	int depth;
+
+	ua__write_str(2, to_user ? "uaccess: ua_copy_to_user: buffer "
+				   "overflow detected: the source has " :
+				   "uaccess: ua_copy_from_user: buffer "
+				   "overflow detected: the destination has ");
+	ua__write_str(2, fmt_size(buf, size));
+	ua__write_str(2, " bytes, ");
+	ua__write_str(2, fmt_size(buf, n));
+	ua__write_str(2, " were asked for; nothing copied\n"
+			 "uaccess: call trace:\n");
+	depth = backtrace(frames, 16);
+	backtrace_symbols_fd(frames, depth, 2);
+	return n;
 }
 
 size_t ua_clear_user(void *to, size_t n)

@@ -32,6 +32,35 @@ static bool cpu_has_ospke(void)
 
 /* Keys the library holds, for the message when they run out. */
 static atomic_int keys_held;
+/* The same as a bit mask, for threads that start (bit k: key k). */
+static atomic_uint keys_mask;
+
+/* PKRU with every key in @keys locked (access- and write-disabled). */
+uint32_t ua__pkru_locked_all(uint32_t pkru, uint32_t keys)
+{
+	for (int k = 0; k < 16; k++)
+		if (keys & (1u << k))
+			pkru |= UA_PKRU_MASK(k);
+	return pkru;
+}
+
+/*
+ * First thing in a thread created through pthread_create() (interpose.c):
+ * the thread inherited its creator's PKRU, which may have a space open
+ * (a window, guest mode); its own state is "locked on every space".
+ */
+void ua__protect_thread_start(void)
+{
+	uint32_t keys = atomic_load_explicit(&keys_mask, memory_order_relaxed);
+	uint32_t cur, v;
+
+	if (!keys)
+		return;
+	cur = ua__rdpkru();
+	v = ua__pkru_locked_all(cur, keys);
+	if (v != cur)
+		ua__wrpkru(v);
+}
 
 static const char *detect(void)
 {
@@ -104,6 +133,8 @@ static int pk_init(struct ua_space *sp)
 		return -ENOSPC;
 	}
 	atomic_fetch_add(&keys_held, 1);
+	if (key < 16)
+		atomic_fetch_or(&keys_mask, 1u << key);
 	sp->pkey = key;
 	ua__pkru_set_mode(key, UA_MODE_LOCKED);
 	return 0;
@@ -116,6 +147,8 @@ static void pk_fini(struct ua_space *sp)
 		return;
 	/* Leave the key locked in this thread for the next owner of the number. */
 	ua__pkru_set_mode(sp->pkey, UA_MODE_LOCKED);
+	if (sp->pkey < 16)
+		atomic_fetch_and(&keys_mask, ~(1u << sp->pkey));
 	pkey_free(sp->pkey);
 	atomic_fetch_sub(&keys_held, 1);
 	sp->pkey = -1;

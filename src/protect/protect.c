@@ -300,8 +300,8 @@ void ua_protect_unlock_from_window(struct ua_space *sp)
 /*
  * The calling thread's state must not outlive the space: a new space
  * allocated at the same address would inherit a stale window or guest
- * mode.  Destroying a space another thread is inside is a bug the
- * library cannot repair (doc/protection.md).
+ * mode.  Another thread cannot be inside: ua_space_destroy() refuses a
+ * space that is another thread's current space.
  */
 void ua__protect_forget(const struct ua_space *sp)
 {

@@ -22,7 +22,8 @@ int ua__syscall_register(unsigned int nr, ua_syscall_fn fn, int flags)
 /*
  * Entered from ua__syscall on the monitor stack.  Returns the task when
  * guest code can resume by the fast path (RIP, RSP and RFLAGS as they were
- * at entry: the syscall only changed general registers); otherwise leaves
+ * at entry: the syscall only changed general registers; no window open);
+ * otherwise leaves
  * through ua__return_to_guest() and does not return.
  */
 struct ua_task *ua__syscall_dispatch(struct ua_task *t)
@@ -57,8 +58,16 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	if (ua_unlikely(t->entry_unlocked) && ua_self.guest_space == t->sp)
 		ua_protect_lock(t->sp);
 	t->entry_unlocked = false;
+	/*
+	 * The fast exit only from monitor mode with no window: a syscall
+	 * that left its window open to fold into the exit (swapcontext or
+	 * rt_sigreturn in block mode, even one that loaded the very RIP,
+	 * RSP and RFLAGS it was called with) goes the full way, which
+	 * closes it.
+	 */
 	if (ua_unlikely(ua__exit_work_pending(t) || r->rip != rip ||
-			r->rsp != rsp || r->eflags != flags))
+			r->rsp != rsp || r->eflags != flags ||
+			ua_self.win_kind))
 		ua__return_to_guest(t);
 	ua__protect_syscall_unlock(t->sp);
 	ua__pkru_exit(t);

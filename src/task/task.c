@@ -310,6 +310,8 @@ int ua_task_run(struct ua_task *t)
 	uint16_t fcw;
 	enum ua_task_state expect = UA_TASK_NEW;
 	void *fake = NULL;
+	sigset_t mask;
+	bool masked;
 	int err, status;
 
 	if (!t)
@@ -330,7 +332,14 @@ int ua_task_run(struct ua_task *t)
 					 false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return -EBUSY;
+	/*
+	 * A guest fault on a blocked fault signal would kill the process
+	 * (the kernel forces the default action): the library's
+	 * pthread_sigmask() never blocks them, a raw system call may have.
+	 */
+	masked = ua__fault_sigs_unblock(&mask);
 	t->prev_space = ua_space_use(t->sp);
+	atomic_fetch_add(&t->sp->running, 1);
 	ua__cur_task = t;
 	__atomic_store_n(&t->host_tid, gettid(), __ATOMIC_RELEASE);
 	/* Guest code may change the FP control words: the monitor's come back. */
@@ -350,6 +359,9 @@ int ua_task_run(struct ua_task *t)
 	ua__guest_task = NULL;
 	ua__cur_task = NULL;
 	ua_space_use(t->prev_space);
+	atomic_fetch_sub(&t->sp->running, 1);
+	if (masked)
+		ua__fault_sigs_restore(&mask);
 	__atomic_store_n(&t->state, UA_TASK_DEAD, __ATOMIC_RELEASE);
 	return status;
 }
@@ -384,6 +396,12 @@ void ua_task_set_syscall_hook(struct ua_task *t, ua_syscall_hook_t hook,
 /* Called in monitor mode (space locked) on the monitor stack. */
 _Noreturn void ua__task_exit(struct ua_task *t, int wstatus)
 {
+	/*
+	 * A window a syscall left open for the way back to guest code
+	 * does not outlive the task: the monitor resumes with none.
+	 */
+	if (ua_self.win_kind)
+		ua__protect_window_close(ua_self.win_kind);
 	t->status = wstatus;
 	ua__task_leave(t, wstatus);
 }

@@ -132,6 +132,20 @@ static int host_sigprocmask(int how, const sigset_t *set, sigset_t *oset)
 	return (int)r;
 }
 
+/*
+ * The C library's own sigaction: the program's (libuaccess's) keeps the
+ * fault signals out of sa_mask, and the host half is the kernel's
+ * reference, handlers' masks as given.
+ */
+extern int __sigaction(int sig, const struct sigaction *act,
+		       struct sigaction *old);
+
+static int host_sigaction(int sig, const struct sigaction *act,
+			  struct sigaction *old)
+{
+	return __sigaction(sig, act, old);
+}
+
 static pid_t host_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
@@ -143,7 +157,7 @@ const struct t_ops t_host_ops = {
 	.tgkill = t_host_tgkill,
 	.tgkill_df = t_host_tgkill_df,
 	.kill = t_host_kill,
-	.sigaction = sigaction,
+	.sigaction = host_sigaction,
 	.sigprocmask = host_sigprocmask,
 	.sigaltstack = sigaltstack,
 	.sigsuspend = sigsuspend,

@@ -426,22 +426,25 @@ Test(task_basic, space_destroy_refused_while_task_lives)
 
 	capture_begin();
 	errno = 0;
-	ua_space_destroy(sp);
+	cr_assert_eq(ua_space_destroy(sp), -EBUSY);
 	msg = capture_end();
 	cr_assert_eq(errno, EBUSY);
-	cr_assert(strstr(msg, "live tasks"), "message: '%s'", msg);
+	cr_assert(strstr(msg, "1 task not destroyed (0 still running)"),
+		  "message: '%s'", msg);
 	/* Still there: the task runs in it. */
 	cr_assert_eq(ua_space_find(base), sp);
 	tt_assert_exited(ua_task_run(t), 11);
 	/* An exited but not destroyed task still holds the space. */
 	capture_begin();
 	errno = 0;
-	ua_space_destroy(sp);
+	cr_assert_eq(ua_space_destroy(sp), -EBUSY);
 	msg = capture_end();
 	cr_assert_eq(errno, EBUSY);
+	cr_assert(strstr(msg, "1 task not destroyed (0 still running)"),
+		  "message: '%s'", msg);
 	cr_assert_eq(ua_space_find(base), sp);
 	ua_task_destroy(t);
-	ua_space_destroy(sp);
+	cr_assert_eq(ua_space_destroy(sp), 0);
 	cr_assert_null(ua_space_find(base));
 }
 

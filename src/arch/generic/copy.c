@@ -5,6 +5,11 @@
  * per-thread recovery point and the handler jumps back to it.  The handler
  * runs with SA_NODEFER in this configuration so the jump leaves no signal
  * blocked.  Byte at a time: slow, exact, correct on any architecture.
+ *
+ * Recovery points nest: a signal handler may run a nofault copy in the
+ * middle of another copy on the same thread.  Each primitive saves the
+ * point it found and puts it back on every way out (the fault handler
+ * clears it before jumping), so the interrupted copy still recovers.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -13,11 +18,12 @@
 
 size_t ua__raw_copy(void *dst, const void *src, size_t n)
 {
+	void *volatile prev = ua_self.recover;
 	volatile size_t done = 0;
 	sigjmp_buf jb;
 
 	if (sigsetjmp(jb, 0)) {
-		ua_self.recover = NULL;
+		ua_self.recover = prev;
 		ua_self.stats.fixups++;
 		return n - done;
 	}
@@ -30,17 +36,18 @@ size_t ua__raw_copy(void *dst, const void *src, size_t n)
 	for (; done < n; done++)
 		((volatile char *)dst)[done] = ((const volatile char *)src)[done];
 	atomic_signal_fence(memory_order_seq_cst);
-	ua_self.recover = NULL;
+	ua_self.recover = prev;
 	return 0;
 }
 
 size_t ua__raw_clear(void *dst, size_t n)
 {
+	void *volatile prev = ua_self.recover;
 	volatile size_t done = 0;
 	sigjmp_buf jb;
 
 	if (sigsetjmp(jb, 0)) {
-		ua_self.recover = NULL;
+		ua_self.recover = prev;
 		ua_self.stats.fixups++;
 		return n - done;
 	}
@@ -49,7 +56,7 @@ size_t ua__raw_clear(void *dst, size_t n)
 	for (; done < n; done++)
 		((volatile char *)dst)[done] = 0;
 	atomic_signal_fence(memory_order_seq_cst);
-	ua_self.recover = NULL;
+	ua_self.recover = prev;
 	return 0;
 }
 
@@ -60,10 +67,11 @@ size_t ua__raw_clear(void *dst, size_t n)
  */
 static int access_sized(unsigned long *v, void *p, size_t size, bool store)
 {
+	void *volatile prev = ua_self.recover;
 	sigjmp_buf jb;
 
 	if (sigsetjmp(jb, 0)) {
-		ua_self.recover = NULL;
+		ua_self.recover = prev;
 		ua_self.stats.fixups++;
 		return -EFAULT;
 	}
@@ -96,7 +104,7 @@ static int access_sized(unsigned long *v, void *p, size_t size, bool store)
 		break;
 	}
 	atomic_signal_fence(memory_order_seq_cst);
-	ua_self.recover = NULL;
+	ua_self.recover = prev;
 	return 0;
 }
 
