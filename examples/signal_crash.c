@@ -40,8 +40,8 @@ static void on_segv(int sig, siginfo_t *si, void *uc)
 {
 	(void)uc;
 	/* On the alternate stack: the task's own stack is used up (its
-	 * guard page is mapped without access: SEGV_ACCERR). */
-	ua_sys_exit(sig == SIGSEGV && si->si_code == SEGV_ACCERR ? 42 : 1);
+	 * guard page reports SEGV_MAPERR, as the kernel's guard gap). */
+	ua_sys_exit(sig == SIGSEGV && si->si_code == SEGV_MAPERR ? 42 : 1);
 }
 
 static volatile int limit = 1 << 30; /* far beyond any stack */

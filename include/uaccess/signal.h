@@ -4,11 +4,13 @@
  * frames that are Linux x86-64 rt_sigframes built on the guest stack.
  *
  * Signals are delivered on the way back from a syscall to guest code (the
- * kernel's exit-to-user work).  A signal sent from another thread to a
- * task that is running guest code waits for that task's next syscall; a
- * task blocked in ua_sys_sigsuspend(), ua_sys_pause() or
- * ua_sys_futex_wait() is woken at once.  Faults in guest code are
- * delivered as SIGSEGV/SIGBUS at once.
+ * kernel's exit-to-user work), and at an arbitrary instruction: a fault in
+ * guest code, or a signal sent from another thread (or a timer) to a task
+ * that is running guest code, which interrupts it with the library's
+ * interrupt signal (ua_set_interrupt_signal()); those frames carry the
+ * full interrupted state.  A task blocked in ua_sys_sigsuspend(),
+ * ua_sys_pause(), ua_sys_nanosleep() or ua_sys_futex_wait() is woken at
+ * once.
  *
  * Each task is its own process for the purpose of kill(): pid 0, the
  * monitor's pid (ua_sys_getpid()) and the task's own id name the calling
@@ -18,6 +20,8 @@
 #define UACCESS_SIGNAL_H
 
 #include <signal.h>
+#include <sys/time.h>
+#include <time.h>
 #include <ucontext.h>
 
 #include <uaccess/compiler.h>
@@ -152,6 +156,53 @@ UA_EXPORT int ua_task_sigqueue(struct ua_task *t, int sig,
  * @t: the task
  */
 UA_EXPORT void ua_task_wake(struct ua_task *t);
+
+/**
+ * ua_sys_alarm() - SIGALRM after @seconds (0 cancels), guest side
+ * @seconds: the delay
+ *
+ * Return: the seconds left of the previous alarm (rounded to nearest,
+ * at least 1 if any time was left), 0 if none.
+ */
+UA_EXPORT unsigned ua_sys_alarm(unsigned seconds);
+
+/**
+ * ua_sys_setitimer() - arm or disarm the task's interval timer
+ * @which: ITIMER_REAL (SIGALRM on expiry; one per task)
+ * @nv: the new value (it_value 0 disarms) and reload interval
+ * @ov: if not NULL, receives the previous setting
+ *
+ * ITIMER_VIRTUAL and ITIMER_PROF are not implemented.
+ *
+ * Return: 0, or -1 with errno EINVAL (which, or a timeval out of range),
+ * EFAULT.
+ */
+UA_EXPORT int ua_sys_setitimer(int which, const struct itimerval *nv,
+			       struct itimerval *ov);
+
+/**
+ * ua_sys_getitimer() - the task's interval timer: time left and interval
+ * @which: ITIMER_REAL
+ * @cur: receives the setting
+ *
+ * Return: 0, or -1 with errno EINVAL, EFAULT.
+ */
+UA_EXPORT int ua_sys_getitimer(int which, struct itimerval *cur);
+
+/**
+ * ua_sys_nanosleep() - sleep, interruptible by signals
+ * @req: the time to sleep
+ * @rem: if not NULL and the sleep is interrupted by a handler, the time
+ *	left
+ *
+ * As the kernel's: a handler interrupts it with EINTR whatever its
+ * SA_RESTART; a signal that runs no handler lets it go on for the time
+ * left (the kernel's restart_syscall).
+ *
+ * Return: 0, or -1 with errno EINTR, EINVAL, EFAULT.
+ */
+UA_EXPORT int ua_sys_nanosleep(const struct timespec *req,
+			       struct timespec *rem);
 
 UA_END_DECLS
 

@@ -83,6 +83,31 @@ UA_EXPORT struct ua_task *ua_task_create(struct ua_space *sp,
  */
 UA_EXPORT int ua_task_run(struct ua_task *t);
 
+/**
+ * ua_set_interrupt_signal() - choose the host signal that interrupts tasks
+ * @sig: a real-time signal (SIGRTMIN..SIGRTMAX), or 0 for none
+ *
+ * A signal sent to a task that is running guest code on another thread
+ * (ua_task_kill(), another task's ua_sys_kill(), a timer) interrupts it
+ * with this host signal and is delivered at the interrupted instruction.
+ * The default is SIGRTMAX - 3, or the number in the environment variable
+ * UA_INTERRUPT_SIGNAL ("none" for none).  The library installs its
+ * handler at the first ua_task_run(), and only if the program has left
+ * the signal at SIG_DFL; otherwise, or with none, signals to a running
+ * task wait for its next syscall.  Call before the first ua_task_run().
+ *
+ * Return: 0, -EINVAL (not a real-time signal), -EBUSY (already chosen).
+ */
+UA_EXPORT int ua_set_interrupt_signal(int sig);
+
+/**
+ * ua_interrupt_signal() - the host signal in use as the interrupt
+ *
+ * Return: the signal number, or 0 before the first ua_task_run() or when
+ * there is none (not chosen, or in use by the program).
+ */
+UA_EXPORT int ua_interrupt_signal(void);
+
 /** ua_task_destroy() - free a task that is not running; NULL is fine */
 UA_EXPORT void ua_task_destroy(struct ua_task *t);
 
@@ -143,6 +168,11 @@ enum ua_syscall_nr {
 	UA_NR_swapcontext,
 	UA_NR_pause,
 	UA_NR_futex_wait,
+	UA_NR_alarm,
+	UA_NR_setitimer,
+	UA_NR_getitimer,
+	UA_NR_nanosleep,
+	UA_NR_restart_syscall,
 	UA_NR_MAX = 64,
 };
 

@@ -37,6 +37,53 @@ static struct sigaction *old_action_of(int sig)
 
 /* Hook for the task layer: a fault taken while the thread runs guest code. */
 bool (*ua__guest_fault_hook)(int sig, siginfo_t *info, ucontext_t *uc);
+/* Hook for the task layer: did the signal interrupt guest code? */
+bool (*ua__guest_context_hook)(const ucontext_t *uc);
+
+/*
+ * Guest or monitor is decided by the interrupted context, as the kernel
+ * decides with user_mode(regs): the thread's guest mode only says what
+ * it ran before host signal handlers stacked on top of it, and a monitor
+ * handler running then (or the monitor's own entry and exit code) is
+ * monitor code.
+ */
+static bool guest_context(const ucontext_t *uc)
+{
+	return ua_self.guest_space && ua__guest_context_hook &&
+	       ua__guest_context_hook(uc);
+}
+
+#define EFLAGS_AC 0x40000
+#ifndef BUS_ADRALN
+#define BUS_ADRALN 1
+#endif
+
+/*
+ * Monitor code never runs with the guest's EFLAGS.AC.  The kernel clears
+ * AC on every entry, but a host signal handler that interrupts guest code
+ * inherits it (the kernel does not clear AC for handlers): its first
+ * unaligned access raises #AC.  Taking AC away from that context and
+ * retrying the access is the same as never having had it; the guest's own
+ * AC is in the frame under the handler and comes back on its sigreturn.
+ */
+static bool monitor_alignment_fault(int sig, const siginfo_t *info,
+				    ucontext_t *uc)
+{
+#if defined(__x86_64__)
+	greg_t *efl = &uc->uc_mcontext.gregs[REG_EFL];
+
+	if (sig != SIGBUS || info->si_code != BUS_ADRALN ||
+	    !ua_self.guest_space || !(*efl & EFLAGS_AC))
+		return false;
+	*efl &= ~(greg_t)EFLAGS_AC;
+	return true;
+#else
+	(void)sig;
+	(void)info;
+	(void)uc;
+	return false;
+#endif
+}
 
 static uintptr_t uc_pc(ucontext_t *uc)
 {
@@ -157,12 +204,12 @@ report_violation(const struct violation *v, siginfo_t *info, ucontext_t *uc)
  * does not allow it): then the fixup and its -EFAULT are the true answer.
  */
 static bool is_violation(struct violation *v, siginfo_t *info,
-			 ucontext_t *uc)
+			 ucontext_t *uc, bool guest)
 {
 	uintptr_t a = (uintptr_t)info->si_addr, fixup;
 	int mode, prot;
 
-	if (ua_self.guest_space || ua_self.probing)
+	if (guest || ua_self.probing)
 		return false;
 	v->sp = ua_space_find(info->si_addr);
 	if (!v->sp || v->sp->ops->kind == UA_PROTECT_NONE ||
@@ -170,6 +217,13 @@ static bool is_violation(struct violation *v, siginfo_t *info,
 		return false;
 	v->write = uc_is_write(uc);
 	mode = ua__protect_mode(v->sp);
+	/*
+	 * Monitor code nested in guest mode (a host signal handler) has no
+	 * guest rights: outside a window it is locked out like any monitor
+	 * code (under pkey the kernel even gave it the default PKRU).
+	 */
+	if (mode == UA_MODE_GUEST)
+		mode = UA_MODE_LOCKED;
 	if (mode != UA_MODE_LOCKED && (v->write <= 0 || (mode & UA_WIN_WRITE)))
 		return false;
 	v->fixup = ua_self.recover || ua_extable_search(uc_pc(uc), &fixup);
@@ -240,17 +294,21 @@ static bool handle_fault(int sig, siginfo_t *info, ucontext_t *uc)
 {
 	struct violation v;
 	uintptr_t fixup;
+	bool guest;
 
 	/* Only faults the CPU raised; a kill(SIGSEGV) has no faulting PC. */
 	if (info->si_code <= 0)
 		return false;
+	guest = guest_context(uc);
+	if (!guest && monitor_alignment_fault(sig, info, uc))
+		return true;
 	if (sig == SIGFPE || sig == SIGILL || sig == SIGTRAP)
-		return ua__guest_fault_hook && ua_self.guest_space &&
+		return guest && ua__guest_fault_hook &&
 		       ua__guest_fault_hook(sig, info, uc);
 	if (sig != SIGSEGV && sig != SIGBUS)
 		return false;
 	/* Before any fixup: a forbidden access is reported, not recovered. */
-	if (is_violation(&v, info, uc))
+	if (is_violation(&v, info, uc, guest))
 		report_violation(&v, info, uc);
 	if (ua_self.recover) {
 		if (!UA_CAN_REDIRECT)
@@ -263,7 +321,7 @@ static bool handle_fault(int sig, siginfo_t *info, ucontext_t *uc)
 		ua_self.stats.fixups++;
 		return true;
 	}
-	if (ua__guest_fault_hook && ua_self.guest_space &&
+	if (guest && ua__guest_fault_hook &&
 	    ua__guest_fault_hook(sig, info, uc))
 		return true;
 	return false;

@@ -74,6 +74,7 @@ static void restart_for_handler(struct ua_pt_regs *r,
 		return;
 	switch ((long)r->rax) {
 	case -ERESTARTNOHAND:
+	case -ERESTART_RESTARTBLOCK:
 		r->rax = (uint64_t)-EINTR;
 		break;
 	case -ERESTARTSYS:
@@ -214,6 +215,11 @@ void ua__sig_exit_work(struct ua_task *t)
 			      (long)r->rax == -ERESTARTSYS ||
 			      (long)r->rax == -ERESTARTNOINTR))
 		restart_syscall(r);
+	/* The kernel's restart_syscall: the number register says which. */
+	if (in_syscall(r) && (long)r->rax == -ERESTART_RESTARTBLOCK) {
+		r->rdi = UA_NR_restart_syscall;
+		restart_syscall(r);
+	}
 	r->orig_rax = (uint64_t)-1;
 	if (s->restore_mask) {
 		s->restore_mask = false;

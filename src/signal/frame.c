@@ -125,6 +125,7 @@ int ua__setup_rt_frame(struct ua_task *t, int sig, const siginfo_t *info,
 	struct ua_pt_regs *r = &t->regs;
 	bool block = t->frame_mode == UA_FRAME_BLOCK;
 	size_t fpsize = ua__fpu_frame_size();
+	const unsigned char *full = ua__full_image(t);
 	unsigned char img[576];
 	struct ua_rt_sigframe *f;
 	uint64_t frame, fp, mask, uc_flags;
@@ -156,7 +157,10 @@ int ua__setup_rt_frame(struct ua_task *t, int sig, const siginfo_t *info,
 	PUT(mask, &f->uc.uc_sigmask);
 	if (ka->flags & SA_SIGINFO)
 		COPY_TO(&f->info, info, sizeof(*info));
-	if (block) {
+	if (full) {
+		if (ua__write_full_image(block, full, fp))
+			goto efault;
+	} else if (block) {
 		/* The fixed image straight into the frame, then the two words. */
 		ua_unsafe_copy_to_user((void *)fp, ua__fpu_template(),
 				       ua__fpu.xsave ? 576 : 512, efault);
@@ -180,6 +184,12 @@ int ua__setup_rt_frame(struct ua_task *t, int sig, const siginfo_t *info,
 	r->rsp = frame;
 	r->rip = ka->handler;
 	r->eflags &= ~(X86_EFLAGS_DF | X86_EFLAGS_RF | X86_EFLAGS_TF);
+	if (full) {
+		/* The handler starts from the init state, as the kernel's. */
+		t->full_ctx = false;
+		t->fpu_restore = ua__xstate_init_image;
+		ua__note_full_frame(s, frame);
+	}
 	ua__fpu_fresh();
 	return 0;
 efault:
@@ -319,7 +329,9 @@ long ua__sys_rt_sigreturn(struct ua_task *t, struct ua_pt_regs *r)
 		goto efault;
 	restore_regs(r, &mc);
 	t->regs_replaced = true;
-	if (ua__restore_fpstate(block, mc.fpstate, true, &fpu))
+	if (ua__take_full_frame(sigstate(t), (uint64_t)f) ?
+		    ua__restore_fpstate_full(t, block, mc.fpstate, &fpu) :
+		    ua__restore_fpstate(block, mc.fpstate, true, &fpu))
 		goto efault;
 	ua__fpu_load_ctl(fpu.mxcsr, fpu.fcw);
 	if (fpu.pkru_valid)

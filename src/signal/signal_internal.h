@@ -31,6 +31,7 @@
 #define ERESTARTSYS 512
 #define ERESTARTNOINTR 513
 #define ERESTARTNOHAND 514
+#define ERESTART_RESTARTBLOCK 516
 
 /* The kernel's sigaction flag bits that exist (UAPI_SA_FLAGS on x86). */
 #define UA_SA_RESTORER 0x04000000u
@@ -53,6 +54,9 @@ struct ua_kstack {
 	int32_t pad;
 	uint64_t size;
 };
+
+/* Full-context frames remembered per task for rt_sigreturn. */
+#define UA_FULL_FRAMES 16
 
 struct ua_sigq {
 	int sig;
@@ -79,6 +83,14 @@ struct ua_sigstate {
 	uint16_t fcw;
 	/* Set when a fault is being delivered: trap number, error, address. */
 	uint64_t trapno, err, cr2;
+	/* Full-context frames not yet returned from (fpu_full.c). */
+	uint64_t full_frames[UA_FULL_FRAMES];
+	int nfull;
+	/* ITIMER_REAL (timers.c, under its lock): CLOCK_MONOTONIC ns of the
+	 * expiry (0: disarmed) and the reload interval. */
+	uint64_t itimer_expiry, itimer_interval;
+	/* An interrupted nanosleep for restart_syscall: deadline, rem. */
+	uint64_t restart_deadline, restart_rem;
 };
 
 static inline struct ua_sigstate *sigstate(struct ua_task *t)
@@ -192,6 +204,20 @@ UA_HIDDEN int ua__fpu_restore_xsave(bool block, uint64_t fp, uint64_t rfbm,
  */
 UA_HIDDEN int ua__fpu_restore_fx(bool block, uint64_t fp, bool hw_align,
 				 struct ua_fpu_restored *out);
+
+/* timers.c */
+UA_HIDDEN void ua__timer_forget(struct ua_task *t);
+
+/* fpu_full.c: the FP area of full-context frames. */
+UA_HIDDEN void ua__note_full_frame(struct ua_sigstate *s, uint64_t frame);
+UA_HIDDEN bool ua__take_full_frame(struct ua_sigstate *s, uint64_t frame);
+UA_HIDDEN const unsigned char *ua__full_image(const struct ua_task *t);
+UA_HIDDEN int ua__write_full_image(bool block, const unsigned char *img,
+				   uint64_t fp);
+struct ua_fpu_restored;
+UA_HIDDEN int ua__restore_fpstate_full(struct ua_task *t, bool block,
+				       uint64_t fp,
+				       struct ua_fpu_restored *out);
 
 /* frame.c */
 UA_HIDDEN int ua__setup_rt_frame(struct ua_task *t, int sig,

@@ -94,6 +94,7 @@ static void sig_destroy(struct ua_task *t)
 	registry_del(t);
 	if (!s)
 		return;
+	ua__timer_forget(t);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
@@ -135,6 +136,7 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 {
 	struct ua_sigstate *s = t->sig;
 	uint64_t bit = SIGBIT(sig);
+	bool kick = false;
 	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
@@ -161,8 +163,12 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 	}
 	atomic_fetch_or(&s->pending, bit);
 	wake(s);
+	kick = !(atomic_load(&s->blocked) & bit);
 out:
 	pthread_mutex_unlock(&s->lock);
+	/* Deliverable now: a task running guest code is interrupted. */
+	if (kick)
+		ua__task_kick(t);
 	return ret;
 }
 
@@ -288,7 +294,8 @@ static bool is_restart(uint64_t rax)
 {
 	return rax == (uint64_t)-ERESTARTSYS ||
 	       rax == (uint64_t)-ERESTARTNOINTR ||
-	       rax == (uint64_t)-ERESTARTNOHAND;
+	       rax == (uint64_t)-ERESTARTNOHAND ||
+	       rax == (uint64_t)-ERESTART_RESTARTBLOCK;
 }
 
 /* Runs on every syscall exit: keep it to a few loads. */

@@ -32,6 +32,12 @@ _Static_assert(offsetof(struct ua_task, mon_rsp) == UA_TASK_MON_RSP,
 	       "entry.S");
 _Static_assert(offsetof(struct ua_task, mon_saved) == UA_TASK_MON_SAVED,
 	       "entry.S");
+_Static_assert(offsetof(struct ua_task, exit_rsp) == UA_TASK_EXIT_RSP,
+	       "entry.S");
+_Static_assert(offsetof(struct ua_task, fpu_restore) == UA_TASK_FPU_RESTORE,
+	       "entry.S");
+_Static_assert(offsetof(struct ua_task, irq_pending) == UA_TASK_IRQ_PENDING,
+	       "entry.S");
 _Static_assert(offsetof(struct ua_pt_regs, rip) == 128, "entry.S");
 _Static_assert(sizeof(struct ua_pt_regs) == 168, "entry.S");
 
@@ -73,7 +79,8 @@ static int frame_mode_from_env(enum ua_frame_mode *m)
  * Map the stack with an inaccessible guard page below it.  The guard stays
  * mapped (PROT_NONE) rather than unmapped: a later ua_map() without an
  * address takes the first gap, and would otherwise put guest memory right
- * where an overflowing stack must fault.
+ * where an overflowing stack must fault.  Its faults still report
+ * SEGV_MAPERR, as the kernel's guard gap does (fix_segv_code()).
  */
 static int map_stack(struct ua_task *t, size_t size)
 {
@@ -133,6 +140,10 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 		goto fail;
 	t->sp = sp;
 	t->frame_mode = mode;
+	t->xsave_ctx = ua__xstate_alloc();
+	t->xsave_ret = ua__xstate_alloc();
+	if (!t->xsave_ctx || !t->xsave_ret)
+		goto free_t;
 	err = map_stack(t, ua__page_up(stack));
 	if (err)
 		goto free_t;
@@ -148,6 +159,8 @@ unmap:
 	ua_unmap(sp, (char *)t->stack - ua__pagesz,
 		 t->stack_size + ua__pagesz);
 free_t:
+	free(t->xsave_ctx);
+	free(t->xsave_ret);
 	free(t);
 fail:
 	errno = -err;
@@ -169,6 +182,8 @@ void ua_task_destroy(struct ua_task *t)
 	ua_unmap(t->sp, (char *)t->stack - ua__pagesz,
 		 t->stack_size + ua__pagesz);
 	atomic_fetch_sub(&t->sp->tasks, 1);
+	free(t->xsave_ctx);
+	free(t->xsave_ret);
 	free(t);
 }
 
@@ -257,6 +272,25 @@ static void asan_leave(struct ua_task *t, void *fake)
 #endif
 
 /*
+ * The lowest byte of the thread's own stack, where ua_task_run() and the
+ * monitor side of every task run (noted once per thread); 0 if unknown.
+ */
+static UA_TLS uintptr_t mon_stack_lo;
+
+static void note_monitor_stack(void)
+{
+	pthread_attr_t a;
+	void *lo;
+	size_t size;
+
+	if (mon_stack_lo || pthread_getattr_np(pthread_self(), &a))
+		return;
+	if (!pthread_attr_getstack(&a, &lo, &size))
+		mon_stack_lo = (uintptr_t)lo;
+	pthread_attr_destroy(&a);
+}
+
+/*
  * The guest starts with the monitor thread's PKRU (under the pkey backend
  * with its space's key open, as the unlock into guest mode gives it).
  */
@@ -289,6 +323,10 @@ int ua_task_run(struct ua_task *t)
 		err = ensure_altstack();
 	if (err)
 		return err;
+	note_monitor_stack();
+	err = ua__irq_setup();
+	if (err)
+		return err;
 	/* Two threads may try the same task: one wins. */
 	if (!__atomic_compare_exchange_n(&t->state, &expect, UA_TASK_RUNNING,
 					 false, __ATOMIC_ACQ_REL,
@@ -303,6 +341,7 @@ int ua_task_run(struct ua_task *t)
 	t->prev_space = ua_space_use(t->sp);
 	atomic_fetch_add(&t->sp->running, 1);
 	ua__cur_task = t;
+	__atomic_store_n(&t->host_tid, gettid(), __ATOMIC_RELEASE);
 	/* Guest code may change the FP control words: the monitor's come back. */
 	asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fcw));
 	init_pkru(t);
@@ -316,6 +355,7 @@ int ua_task_run(struct ua_task *t)
 	 */
 	asm volatile("fnclex\n\tfldcw %1\n\tldmxcsr %0"
 		     : : "m"(mxcsr), "m"(fcw));
+	__atomic_store_n(&t->host_tid, 0, __ATOMIC_RELEASE);
 	ua__guest_task = NULL;
 	ua__cur_task = NULL;
 	ua_space_use(t->prev_space);
@@ -397,8 +437,16 @@ static bool exit_store_ok(const struct ua_task *t)
 
 _Noreturn void ua__return_to_guest(struct ua_task *t)
 {
+	/* An interrupt from here on sets it again: the exit code re-checks. */
+	t->irq_pending = 0;
+	atomic_signal_fence(memory_order_seq_cst);
 	if (ua__task_hooks && ua__task_hooks->exit_work)
 		ua__task_hooks->exit_work(t);
+	/* Back to the interrupted instant, no frame built: its whole state. */
+	if (t->full_ctx) {
+		t->full_ctx = false;
+		t->fpu_restore = t->xsave_ctx;
+	}
 	t->regs.eflags = (t->regs.eflags & USER_EFLAGS) | 0x202;
 	if (ua_self.win_kind)
 		ua_protect_unlock_from_window(t->sp);
@@ -411,19 +459,65 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 	ua__ret_to_guest(&t->regs);
 }
 
+/* Monitor stack depth assumed when the thread's stack is not known. */
+#define MON_STACK_FALLBACK ((uintptr_t)1 << 20)
+
+/*
+ * Did a host signal taken while the thread is in guest mode interrupt
+ * guest code?  Guest and monitor share the CPU's privilege level, so the
+ * interrupted stack tells them apart (the kernel's user_mode(regs)):
+ * guest code runs on a stack inside its space; a monitor signal handler
+ * with SA_ONSTACK runs on the thread's alternate signal stack, and the
+ * monitor's entry and exit code on the thread's own stack below the point
+ * ua_task_run() entered the task.  Any other stack pointer is guest code
+ * that moved its RSP somewhere odd, and its faults are the task's.  A
+ * monitor handler without SA_ONSTACK runs on the guest's stack and cannot
+ * be told from guest code (doc/signals.md).
+ */
+static bool in_range(uintptr_t pc, const char *lo, const char *hi)
+{
+	return pc >= (uintptr_t)lo && pc < (uintptr_t)hi;
+}
+
+bool ua__in_exit_code(uintptr_t pc)
+{
+	return in_range(pc, ua__exit_fast_begin, ua__exit_fast_end) ||
+	       in_range(pc, ua__exit_full_begin, ua__exit_full_end);
+}
+
+bool ua__guest_context(const ucontext_t *uc)
+{
+	const struct ua_task *t = ua__cur_task;
+	uintptr_t rsp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	uintptr_t ss = (uintptr_t)uc->uc_stack.ss_sp, lo;
+
+	if (!t || ua_self.guest_space != t->sp)
+		return false;
+	/*
+	 * The exit code's last instruction (ret, iretq) faults on a bad
+	 * guest RIP or RSP: the guest's fault, as the kernel's bad IRET is
+	 * (its other accesses have exception-table entries).
+	 */
+	if (ua__in_exit_code((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]))
+		return true;
+	if (rsp >= t->sp->base && rsp <= t->sp->limit)
+		return true;
+	if (uc->uc_stack.ss_size && rsp > ss &&
+	    rsp - ss <= uc->uc_stack.ss_size)
+		return false;
+	lo = mon_stack_lo ? mon_stack_lo : t->mon_saved - MON_STACK_FALLBACK;
+	return !(rsp >= lo && rsp <= t->mon_saved);
+}
+
 /*
  * The host fault handler saw a fault while this thread ran guest code:
  * copy the faulting context into the task and resume on the monitor stack
  * in ua__guest_fault_entry.  Async-signal-safe: only copies.
  */
-static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
+void ua__capture_guest(struct ua_task *t, const ucontext_t *uc)
 {
-	struct ua_task *t = ua__cur_task;
-	greg_t *g = uc->uc_mcontext.gregs;
-	static UA_TLS siginfo_t fault_info;
+	const greg_t *g = uc->uc_mcontext.gregs;
 
-	if (!t || ua_self.guest_space != t->sp)
-		return false;
 	t->regs = (struct ua_pt_regs){
 		.r15 = g[REG_R15], .r14 = g[REG_R14], .r13 = g[REG_R13],
 		.r12 = g[REG_R12], .rbp = g[REG_RBP], .rbx = g[REG_RBX],
@@ -433,34 +527,100 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 		.orig_rax = (uint64_t)-1, .rip = g[REG_RIP],
 		.eflags = g[REG_EFL], .rsp = g[REG_RSP],
 	};
-	fault_info = *info;
-	fault_info.si_signo = sig;
-	t->fault_trapno = (uint64_t)g[REG_TRAPNO];
-	t->fault_err = (uint64_t)g[REG_ERR];
-	g[REG_RIP] = (greg_t)ua__guest_fault_entry;
+	ua__xstate_capture(t->xsave_ctx, uc);
+	t->full_ctx = true;
+	t->fpu_restore = NULL;
+}
+
+void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
+			     void (*entry)(void), const void *arg)
+{
+	greg_t *g = uc->uc_mcontext.gregs;
+
+	g[REG_RIP] = (greg_t)entry;
 	g[REG_RSP] = (greg_t)t->mon_rsp;
 	/* The monitor must not inherit the guest's AC or TF (DF: cld). */
 	g[REG_EFL] &= ~(greg_t)(EFLAGS_AC | EFLAGS_TF | EFLAGS_DF);
 	g[REG_RDI] = (greg_t)t;
-	g[REG_RSI] = (greg_t)&fault_info;
+	g[REG_RSI] = (greg_t)arg;
+}
+
+static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
+{
+	struct ua_task *t = ua__cur_task;
+	const greg_t *g = uc->uc_mcontext.gregs;
+	static UA_TLS siginfo_t fault_info;
+
+	if (!t || !ua__guest_context(uc))
+		return false;
+	if (ua__in_exit_code((uintptr_t)g[REG_RIP])) {
+		/* The return itself faulted: regs hold the state it was
+		 * returning to; the FP state is loaded by now. */
+		ua__xstate_capture(t->xsave_ctx, uc);
+		t->full_ctx = true;
+		t->fpu_restore = NULL;
+	} else {
+		ua__capture_guest(t, uc);
+	}
+	fault_info = *info;
+	fault_info.si_signo = sig;
+	t->fault_trapno = (uint64_t)g[REG_TRAPNO];
+	t->fault_err = (uint64_t)g[REG_ERR];
+	ua__redirect_to_monitor(t, uc, ua__guest_fault_entry, &fault_info);
 	return true;
 }
 
-/* Entered from ua__guest_fault_entry on the monitor stack. */
-_Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *info)
+/*
+ * The space is one PROT_NONE reservation, so the host reports SEGV_ACCERR
+ * for every guest page nothing is mapped at.  The kernel reports
+ * SEGV_MAPERR there, and for its stack guard gap, which the task's guard
+ * page stands for (it stays in the space's bookkeeping as a PROT_NONE
+ * mapping so that nothing else is ever placed there: map_stack()).
+ */
+static void fix_segv_code(const struct ua_task *t, siginfo_t *info)
+{
+	uintptr_t a = (uintptr_t)info->si_addr;
+	uintptr_t stack = (uintptr_t)t->stack;
+
+	if (info->si_signo != SIGSEGV || info->si_code != SEGV_ACCERR ||
+	    a < t->sp->base || a - t->sp->base >= t->sp->size + t->sp->guard)
+		return;
+	if ((a < stack && stack - a <= ua__pagesz) || a >= t->sp->limit ||
+	    ua__space_prot_at(t->sp, a) == -1)
+		info->si_code = SEGV_MAPERR;
+}
+
+/*
+ * Entered on the monitor stack from ua__guest_irq_entry (an interrupt took
+ * the thread out of guest code or out of the exit code) or from the exit
+ * code that found an interrupt pending: run the exit work again.
+ */
+_Noreturn void ua__guest_irq(struct ua_task *t)
 {
 	ua__guest_task = NULL;
 	ua__pkru_entry(t);
 	ua_protect_lock(t->sp);
+	ua__return_to_guest(t);
+}
+
+/* Entered from ua__guest_fault_entry on the monitor stack. */
+_Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *fault)
+{
+	siginfo_t info = *fault;
+
+	ua__guest_task = NULL;
+	ua_protect_lock(t->sp);
+	fix_segv_code(t, &info);
 	if (ua__task_hooks && ua__task_hooks->guest_fault &&
-	    ua__task_hooks->guest_fault(t, info->si_signo, info))
+	    ua__task_hooks->guest_fault(t, info.si_signo, &info))
 		ua__return_to_guest(t);
 	/* No signal layer, or it cannot deliver: the default action. */
-	ua__task_exit(t, info->si_signo);
+	ua__task_exit(t, info.si_signo);
 }
 
 extern bool (*ua__guest_fault_hook)(int sig, siginfo_t *info,
 				    ucontext_t *uc);
+extern bool (*ua__guest_context_hook)(const ucontext_t *uc);
 
 bool ua__have_sahf;
 bool ua__pkru_in_xstate;
@@ -505,6 +665,7 @@ static bool cpu_has_sahf(void)
 __attribute__((constructor)) static void task_init(void)
 {
 	ua__guest_fault_hook = guest_fault_hook;
+	ua__guest_context_hook = ua__guest_context;
 	ua__have_sahf = cpu_has_sahf();
 	ua__pkru_in_xstate = ua__cpu_pkru_in_xstate();
 }

@@ -18,6 +18,9 @@
 #define UA_TASK_REGS 0
 #define UA_TASK_MON_RSP 168
 #define UA_TASK_MON_SAVED 176
+#define UA_TASK_EXIT_RSP 184
+#define UA_TASK_FPU_RESTORE 192
+#define UA_TASK_IRQ_PENDING 200
 
 enum ua_task_state { UA_TASK_NEW, UA_TASK_RUNNING, UA_TASK_DEAD };
 
@@ -25,6 +28,30 @@ struct ua_task {
 	struct ua_pt_regs regs;  /* must stay first: entry.S */
 	uintptr_t mon_rsp;       /* monitor stack for syscalls */
 	uintptr_t mon_saved;     /* ua_task_run's saved context */
+	/* The full exit path's final RSP (the staged RIP's slot): entry.S. */
+	uintptr_t exit_rsp;
+	/* An XSAVE image the exit path loads last (then clears), or NULL. */
+	void *fpu_restore;
+	/*
+	 * Set by the interrupt handler (on the task's thread) when it found
+	 * monitor code running: the exit code checks it after its last C
+	 * code and runs the exit work again (entry.S).
+	 */
+	volatile uint8_t irq_pending;
+	/* The host thread running the task, 0 when none (for the kick). */
+	pid_t host_tid;
+	/* A kick is on its way (irq.c): one interrupt covers every signal
+	 * queued before its handler runs. */
+	int kick_sent;
+	/*
+	 * Full context: the XSAVE image of the instant a fault or an
+	 * asynchronous interrupt stopped guest code (valid while full_ctx:
+	 * until a frame carries it or the exit path loads it back), and the
+	 * image rt_sigreturn of a full-context frame read (xstate.c).
+	 */
+	void *xsave_ctx;
+	void *xsave_ret;
+	bool full_ctx;
 	struct ua_space *sp;
 	enum ua_task_state state;
 	pid_t tid;
@@ -144,11 +171,34 @@ static inline void ua__pkru_exit(struct ua_task *t)
 		ua__wrpkru(t->pkru);
 }
 
+/* src/arch/x86_64/xstate.c */
+extern UA_HIDDEN uint32_t ua__xstate_size; /* XCR0's standard-format size */
+extern UA_HIDDEN bool ua__xstate_xsave;
+extern UA_HIDDEN unsigned char ua__xstate_init_image[576];
+UA_HIDDEN void *ua__xstate_alloc(void);
+UA_HIDDEN void ua__xstate_capture(void *buf, const ucontext_t *uc);
+
+/* task.c: host signals that interrupted guest code */
+UA_HIDDEN bool ua__guest_context(const ucontext_t *uc);
+UA_HIDDEN bool ua__in_exit_code(uintptr_t pc);
+UA_HIDDEN void ua__capture_guest(struct ua_task *t, const ucontext_t *uc);
+UA_HIDDEN void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
+				       void (*entry)(void), const void *arg);
+
+/* irq.c: the reserved interrupt signal */
+UA_HIDDEN int ua__irq_setup(void);
+/* A signal became deliverable to t: interrupt its thread if another. */
+UA_HIDDEN void ua__task_kick(struct ua_task *t);
+
 /* src/arch/x86_64/entry.S */
 UA_HIDDEN int ua__task_enter(struct ua_task *t);
 UA_HIDDEN _Noreturn void ua__task_leave(struct ua_task *t, int status);
 UA_HIDDEN _Noreturn void ua__ret_to_guest(struct ua_pt_regs *regs);
 UA_HIDDEN _Noreturn void ua__ret_to_guest_iret(struct ua_pt_regs *regs);
 UA_HIDDEN void ua__guest_fault_entry(void);
+UA_HIDDEN void ua__guest_irq_entry(void);
+/* The exit code after its last C code, where an interrupt abandons it. */
+extern UA_HIDDEN const char ua__exit_fast_begin[], ua__exit_fast_end[];
+extern UA_HIDDEN const char ua__exit_full_begin[], ua__exit_full_end[];
 
 #endif /* UA_TASK_INTERNAL_H */

@@ -21,6 +21,12 @@
  *             truncated, the page after it unmapped)
  *   bit 6     per-access frame mode (else block)
  *   bit 7     uc_stack zeroed (else raw)
+ * and bit 0 of uc_link (which rt_sigreturn ignores) chooses the frame:
+ * clear, a frame the guest built itself (the syscall-boundary path);
+ * set, the full-context frame the engine built for a guest fault (ud2),
+ * overwritten with the input from its handler, so rt_sigreturn takes the
+ * full-image path (the input's FP bytes go to that frame's own FP area,
+ * which fpstate 2 then points at).
  *
  * Built two ways: with -fsanitize=fuzzer by tools/run-fuzz, and without
  * (FUZZ_REPLAY) as a program that replays files through the same code;
@@ -35,6 +41,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 
 #include <uaccess.h>
 
@@ -82,17 +89,17 @@ static uint64_t get64(const char *p)
 	return v;
 }
 
-static void guest(void *arg)
+static const struct input *cur_input;
+
+/*
+ * Patch the frame at uc (input already copied) by the control byte; fp is
+ * where fpstate 2 points.  Then rt_sigreturn with RSP at uc.
+ */
+static void patch_and_return(char *uc, char *fp, uint8_t ctl)
 {
-	const struct input *in = arg;
-	uint8_t ctl = in->size ? in->data[0] : 0;
-	size_t n = in->size ? in->size - 1 : 0;
-	char *uc = area + UC_OFF, *mc = uc + UC_MCONTEXT;
+	char *mc = uc + UC_MCONTEXT;
 	uint64_t v;
 
-	/* Guest code may read the monitor's input buffer directly. */
-	memset(uc - 64, 0, FRAME_MAX + 64);
-	memcpy(uc, in->data + 1, n < FRAME_MAX ? n : FRAME_MAX);
 	switch (ctl & 3) {
 	case 2:
 		v = (uint64_t)(uintptr_t)(area + AREA_SIZE);
@@ -123,7 +130,7 @@ static void guest(void *arg)
 		put64(mc + 8 * MC_FPSTATE, 0);
 		break;
 	case 2:
-		put64(mc + 8 * MC_FPSTATE, (uint64_t)(uintptr_t)(area + FP_OFF));
+		put64(mc + 8 * MC_FPSTATE, (uint64_t)(uintptr_t)fp);
 		break;
 	case 3:
 		v = get64(mc + 8 * MC_FPSTATE) & 0xffff;
@@ -137,6 +144,51 @@ static void guest(void *arg)
 	fz_landing_rsp = ((uintptr_t)__builtin_frame_address(0) - 1024) &
 			 ~(uintptr_t)15;
 	fz_sigreturn_at(uc);
+}
+
+static size_t input_frame_len(const struct input *in)
+{
+	size_t n = in->size ? in->size - 1 : 0;
+
+	return n < FRAME_MAX ? n : FRAME_MAX;
+}
+
+/* SIGILL handler of full mode: the engine's own full-context frame. */
+static void on_ud2(int sig, siginfo_t *si, void *ucv)
+{
+	const struct input *in = cur_input;
+	size_t n = input_frame_len(in);
+	char *uc = ucv, *fp = (char *)((ucontext_t *)ucv)->uc_mcontext.fpregs;
+
+	(void)sig;
+	(void)si;
+	/* The ucontext and siginfo part, then the FP bytes to the real area. */
+	memset(uc, 0, 448);
+	memcpy(uc, in->data + 1, n < 448 ? n : 448);
+	if (n > 448)
+		memcpy(fp, in->data + 1 + 448, n - 448);
+	patch_and_return(uc, fp, in->data[0]);
+}
+
+static void guest(void *arg)
+{
+	const struct input *in = arg;
+	uint8_t ctl = in->size ? in->data[0] : 0;
+	char *uc = area + UC_OFF;
+
+	if (in->size > 1 + 8 && (in->data[1 + 8] & 1)) {
+		struct sigaction sa = { .sa_sigaction = on_ud2,
+					.sa_flags = SA_SIGINFO };
+
+		cur_input = in;
+		ua_sys_sigaction(SIGILL, &sa, NULL);
+		__asm__ volatile("ud2");
+		ua_sys_exit(3); /* not reached: the handler never returns */
+	}
+	/* Guest code may read the monitor's input buffer directly. */
+	memset(uc - 64, 0, FRAME_MAX + 64);
+	memcpy(uc, in->data + 1, input_frame_len(in));
+	patch_and_return(uc, area + FP_OFF, ctl);
 }
 
 static void setup(void)

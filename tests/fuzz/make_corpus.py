@@ -17,6 +17,7 @@ RSP_RAW, RSP_GOOD, RSP_HOLE, RSP_MONITOR = 0 << 2, 1 << 2, 2 << 2, 3 << 2
 FP_RAW, FP_NULL, FP_INPUT, FP_AREA = 0 << 4, 1 << 4, 2 << 4, 3 << 4
 PER_ACCESS, STACK_ZERO = 0x40, 0x80
 
+UC_LINK = 8                  # uc_link in the ucontext
 MC = 40                      # uc_mcontext in the ucontext
 EFLAGS, FPSTATE = MC + 8 * 17, MC + 8 * 23
 RSP = MC + 8 * 15
@@ -89,6 +90,15 @@ SEEDS = {
     # with AC still set (found by the fuzzer under ASan).
     'segv-ac-rip-hole': frame(RIP_HOLE | RSP_GOOD | FP_NULL,
                               **{w(EFLAGS): 0x40202}),
+    # uc_link bit 0: the engine's full-context frame of a guest fault,
+    # overwritten from its handler (rt_sigreturn's full-image path).
+    'ok-full-own-image': frame(RSP_GOOD | FP_INPUT | STACK_ZERO,
+                               **{w(UC_LINK): 1}),
+    'ok-full-fx-image': frame(RSP_GOOD | FP_INPUT | STACK_ZERO, fx_image(),
+                              **{w(UC_LINK): 1}),
+    'segv-full-bad-mxcsr': frame(RSP_GOOD | FP_INPUT | STACK_ZERO,
+                                 fx_image(mxcsr=0xffffffff),
+                                 **{w(UC_LINK): 1}),
 }
 
 

@@ -31,6 +31,17 @@ void ua_task_destroy(struct ua_task *t)
 	(void)t;
 }
 
+int ua_set_interrupt_signal(int sig)
+{
+	(void)sig;
+	return -EOPNOTSUPP;
+}
+
+int ua_interrupt_signal(void)
+{
+	return 0;
+}
+
 pid_t ua_task_tid(const struct ua_task *t)
 {
 	(void)t;

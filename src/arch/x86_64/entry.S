@@ -28,6 +28,11 @@
 #define SS 160
 #define MON_RSP 168
 #define MON_SAVED 176
+#define EXIT_RSP 184
+#define FPU_RESTORE 192
+#define IRQ_PENDING 200
+/* XRSTOR's feature mask: never PKRU (monitor state), nor AMX tiles. */
+#define XRSTOR_RFBM_LO 0xfff9fdff
 
 /* Bytes below the guest RSP the exit path may use: the red zone + 8. */
 #define EXIT_SCRATCH 136
@@ -56,6 +61,33 @@
 	movq	RCX(%rdi), %rcx
 	movq	RDX(%rdi), %rdx
 	movq	RSI(%rdi), %rsi
+.endm
+
+/*
+ * Load the task's pending XSAVE image, if any (task.h fpu_restore), and
+ * clear it.  Last thing before the general registers: no monitor code may
+ * use a vector register after it.  The image was checked when it was
+ * read; should XRSTOR still refuse it, the exception table skips it.
+ */
+.macro RESTORE_FP_PENDING
+	movq	FPU_RESTORE(%rdi), %rcx
+	testq	%rcx, %rcx
+	jz	.Lfp_done\@
+	movl	$XRSTOR_RFBM_LO, %eax
+	movl	$-1, %edx
+	cmpb	$0, ua__xstate_xsave(%rip)
+	je	.Lfx\@
+.Lxrstor\@:
+	xrstor64 (%rcx)
+	jmp	.Lfp_clear\@
+.Lfx\@:
+	fxrstor64 (%rcx)
+	/* Cleared once loaded: an interrupt before this takes the image. */
+.Lfp_clear\@:
+	movq	$0, FPU_RESTORE(%rdi)
+.Lfp_done\@:
+	EXTABLE(.Lxrstor\@, .Lfp_clear\@)
+	EXTABLE(.Lfx\@, .Lfp_clear\@)
 .endm
 
 	.text
@@ -137,6 +169,18 @@ ua__syscall:
 .Ldispatch:
 	call	ua__syscall_dispatch
 	/*
+	 * From here to the guest, an interrupt (the reserved signal) that
+	 * finds the thread in this code abandons it and runs the exit work
+	 * again (irq.c); one that came during the C code before left
+	 * irq_pending set, checked first.  The task's regs hold the whole
+	 * guest state all along.
+	 */
+	.globl	ua__exit_fast_begin
+	.hidden	ua__exit_fast_begin
+ua__exit_fast_begin:
+	cmpb	$0, IRQ_PENDING(%rax)
+	jne	.Lreexit
+	/*
 	 * Fast return: the syscall left RIP, RSP and RFLAGS as they were, so
 	 * the return address is still in place just below the saved RSP and
 	 * a plain `ret` resumes the caller (and matches the return-stack
@@ -166,6 +210,11 @@ ua__syscall:
 	sahf					/* SF ZF AF PF CF */
 .Lflags_done:
 	RESTORE_GPRS_BUT_RDI_RSP
+	/*
+	 * Two steps, unlike the full path: between them the return address
+	 * is 8 bytes below RSP, inside the red zone, which a host signal
+	 * frame skips (the kernel leaves 128 bytes below RSP alone).
+	 */
 	movq	RSP(%rdi), %rsp
 	leaq	-8(%rsp), %rsp
 	movq	RDI(%rdi), %rdi
@@ -174,6 +223,12 @@ ua__syscall:
 	pushq	%rax
 	popfq
 	jmp	.Lflags_done
+	.globl	ua__exit_fast_end
+	.hidden	ua__exit_fast_end
+ua__exit_fast_end:
+.Lreexit:
+	movq	%rax, %rdi
+	jmp	ua__irq_reexit
 .Lclear_ac:
 	pushq	$2
 	popfq
@@ -208,16 +263,28 @@ ua__syscall:
 	.p2align 4
 ua__ret_to_guest:
 	.cfi_startproc
+	.globl	ua__exit_full_begin
+	.hidden	ua__exit_full_begin
+ua__exit_full_begin:
+	cmpb	$0, IRQ_PENDING(%rdi)
+	jne	ua__irq_reexit
+	RESTORE_FP_PENDING
 	testl	$0x40000, EFLAGS(%rdi)		/* AC */
 	jnz	ua__ret_to_guest_iret
 	movq	RSP(%rdi), %rax
 	movq	RIP(%rdi), %rcx
 1:	movq	%rcx, -EXIT_SCRATCH(%rax)
+	leaq	-EXIT_SCRATCH(%rax), %rax
+	movq	%rax, EXIT_RSP(%rdi)
 	pushq	EFLAGS(%rdi)
 	popfq
 	RESTORE_GPRS_BUT_RDI_RSP
-	movq	RSP(%rdi), %rsp
-	leaq	-EXIT_SCRATCH(%rsp), %rsp	/* lea: flags stay as restored */
+	/*
+	 * One instruction from the monitor stack to the staged slot: from
+	 * here on the slot is at [RSP], never below it, where a host signal
+	 * frame (a handler without SA_ONSTACK) would land on top of it.
+	 */
+	movq	EXIT_RSP(%rdi), %rsp
 	movq	RDI(%rdi), %rdi
 	ret	$(EXIT_SCRATCH - 8)
 	.cfi_endproc
@@ -229,6 +296,9 @@ ua__ret_to_guest:
 	.p2align 4
 ua__ret_to_guest_iret:
 	.cfi_startproc
+	cmpb	$0, IRQ_PENDING(%rdi)
+	jne	ua__irq_reexit
+	RESTORE_FP_PENDING
 	xorl	%eax, %eax
 	movw	%ss, %ax
 	pushq	%rax
@@ -242,7 +312,43 @@ ua__ret_to_guest_iret:
 	iretq
 	EXTABLE(1b, ua__ret_to_guest_iret)
 	.cfi_endproc
+	.globl	ua__exit_full_end
+	.hidden	ua__exit_full_end
+ua__exit_full_end:
 	.size	ua__ret_to_guest_iret, . - ua__ret_to_guest_iret
+
+/*
+ * The exit code found an interrupt pending (task in %rdi): back to the
+ * monitor stack's base and through the exit work again.
+ */
+	.type	ua__irq_reexit, @function
+	.p2align 4
+ua__irq_reexit:
+	.cfi_startproc
+	.cfi_undefined rip
+	movq	MON_RSP(%rdi), %rsp
+	cld
+	call	ua__guest_irq
+	ud2
+	.cfi_endproc
+	.size	ua__irq_reexit, . - ua__irq_reexit
+
+/*
+ * The interrupt handler redirects here, on the monitor stack, with the
+ * task in %rdi and its regs (and full FP state) already saved.
+ */
+	.globl	ua__guest_irq_entry
+	.hidden	ua__guest_irq_entry
+	.type	ua__guest_irq_entry, @function
+	.p2align 4
+ua__guest_irq_entry:
+	.cfi_startproc
+	.cfi_undefined rip
+	cld
+	call	ua__guest_irq
+	ud2
+	.cfi_endproc
+	.size	ua__guest_irq_entry, . - ua__guest_irq_entry
 
 /*
  * int ua__task_enter(struct ua_task *t)
