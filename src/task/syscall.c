@@ -19,6 +19,11 @@ int ua__syscall_register(unsigned int nr, ua_syscall_fn fn, int flags)
 	return 0;
 }
 
+ua_syscall_fn ua__syscall_fn(unsigned int nr)
+{
+	return nr < UA_NR_MAX ? table[nr] : NULL;
+}
+
 /*
  * Entered from ua__syscall on the monitor stack.  Returns the task when
  * guest code can resume by the fast path (RIP, RSP and RFLAGS as they were
@@ -34,6 +39,7 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	long ret;
 
 	ua__guest_task = NULL;
+	t->trap_entry = false;
 	fn = nr < UA_NR_MAX ? table[nr] : NULL;
 	/*
 	 * Block-mode syscalls that open a window first thing fold the entry
