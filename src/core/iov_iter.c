@@ -54,7 +54,8 @@ long ua_import_iovec(struct ua_iov_iter *i, int dir, const struct iovec *uvec,
 
 		if (len > (size_t)SSIZE_MAX - total)
 			len = (size_t)SSIZE_MAX - total;
-		if (!ua_access_ok(v[k].iov_base, len))
+		/* access_ok(p, 0) holds for any p in the kernel too. */
+		if (len && !ua_access_ok(v[k].iov_base, len))
 			goto efault;
 		v[k].iov_len = len;
 		total += len;

@@ -186,8 +186,12 @@ int main(int argc, char **argv)
 	}
 	t = ua_task_exec(sp, prog, argv + optind, environ, &to);
 	if (!t) {
-		fprintf(stderr, "uarun: %s: %s\n", argv[optind],
-			strerror(errno));
+		/* The library has said why for the refusals of a file. */
+		if (errno != ENOEXEC && errno != ELIBBAD && errno != EISDIR &&
+		    errno != ENOENT && errno != EACCES && errno != ERANGE &&
+		    errno != ENOSYS)
+			fprintf(stderr, "uarun: %s: %s\n", argv[optind],
+				strerror(errno));
 		ua_space_destroy(sp);
 		return errno == ENOENT ? 127 : 126;
 	}
