@@ -87,6 +87,10 @@ static inline struct lx_proc *lx_proc(struct ua_task *t)
 #define ARG5(r) ((r)->r8)
 #define ARG6(r) ((r)->r9)
 
+/* loader.c */
+UA_HIDDEN struct lx_proc *ua__lx_proc_new(const char *execfn);
+UA_HIDDEN void ua__lx_free(struct ua_task *t);
+
 /* table.c */
 UA_HIDDEN void ua__lx_register(const struct lx_call *calls, size_t n);
 UA_HIDDEN const char *ua__lx_errno_name(int err);

@@ -351,7 +351,24 @@ static int build_stack(struct ua_task *t, struct elf_image *im,
 	return err;
 }
 
-static void lx_free(struct ua_task *t)
+struct lx_proc *ua__lx_proc_new(const char *execfn)
+{
+	struct lx_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->trace_fd = -1;
+	p->iobuf = malloc(LX_CHUNK);
+	if (!p->iobuf) {
+		free(p);
+		return NULL;
+	}
+	ua__lx_files_init(p);
+	snprintf(p->execfn, sizeof(p->execfn), "%s", execfn);
+	return p;
+}
+
+void ua__lx_free(struct ua_task *t)
 {
 	struct lx_proc *p = lx_proc(t);
 
@@ -392,17 +409,9 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 	if (!o.stack_size)
 		o.stack_size = LX_STACK_SIZE;
 	err = -ENOMEM;
-	p = calloc(1, sizeof(*p));
+	p = ua__lx_proc_new(path);
 	if (!p)
 		goto fail;
-	p->trace_fd = -1;
-	p->iobuf = malloc(LX_CHUNK);
-	if (!p->iobuf) {
-		free(p);
-		goto fail;
-	}
-	ua__lx_files_init(p);
-	snprintf(p->execfn, sizeof(p->execfn), "%s", path);
 	/*
 	 * The program first, its heap after it, then the stack: a stack
 	 * taken first would sit where an ET_EXEC program must go.
@@ -428,7 +437,7 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 		goto fail;
 	}
 	t->lx = p;
-	t->lx_free = lx_free;
+	t->lx_free = ua__lx_free;
 	t->own_fs = true;
 	t->tb.guest_fs = 0;
 	err = build_stack(t, &im, path, argv, envp);

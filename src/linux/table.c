@@ -217,7 +217,7 @@ static bool noreturn_call(uint64_t nr)
 	       nr == SYS_rt_sigreturn;
 }
 
-static long lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
+long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct lx_proc *p = lx_proc(t);
 	uint64_t nr = r->orig_rax;
@@ -225,8 +225,14 @@ static long lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 	struct tbuf b;
 	long ret;
 
-	if (!p)
-		return -ENOSYS;
+	/* A task made by ua_task_create() with trap_syscalls: first trap. */
+	if (!p) {
+		p = ua__lx_proc_new("");
+		if (!p)
+			return -ENOMEM;
+		t->lx = p;
+		t->lx_free = ua__lx_free;
+	}
 	if (nr < LX_NR_MAX)
 		p->counts[nr]++;
 	else
@@ -303,5 +309,4 @@ __attribute__((constructor)) static void lx_table_init(void)
 	ua__lx_fs_init();
 	ua__lx_signal_init();
 	ua__lx_time_init();
-	ua__task_set_trap_dispatch(lx_dispatch);
 }

@@ -40,6 +40,8 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 
 	ua__guest_task = NULL;
 	t->trap_entry = false;
+	/* A task that traps syscalls: the monitor's own must go through. */
+	t->tb.sel = UA_SUD_ALLOW;
 	fn = nr < UA_NR_MAX ? table[nr] : NULL;
 	/*
 	 * Block-mode syscalls that open a window first thing fold the entry
@@ -67,6 +69,8 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 		ua__return_to_guest(t);
 	ua__protect_syscall_unlock(t->sp);
 	ua__guest_task = t;
+	if (t->trap)
+		t->tb.sel = UA_SUD_BLOCK;
 	return t;
 }
 

@@ -71,9 +71,12 @@ struct ua_task {
 	void (*lx_free)(struct ua_task *t);
 };
 
-/* The Linux syscall table trapped syscalls go to (src/linux/). */
-typedef long (*ua_trap_dispatch_fn)(struct ua_task *t, struct ua_pt_regs *r);
-UA_HIDDEN void ua__task_set_trap_dispatch(ua_trap_dispatch_fn fn);
+/*
+ * The Linux syscall table trapped syscalls go to (src/linux/table.c): the
+ * one reference from this layer up, so that a static link that traps
+ * syscalls always has the table.
+ */
+UA_HIDDEN long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r);
 
 /* trap_sud.c */
 UA_HIDDEN int ua__trap_check(const struct ua_task_opts *opts, bool *on);

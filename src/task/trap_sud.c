@@ -44,17 +44,11 @@ _Static_assert(offsetof(struct ua_trap_block, resume_monitor) == 25,
 bool ua__have_fsgsbase;
 /* Set once a task with trapped syscalls has run: the stubs switch FS. */
 uint8_t ua__fs_switching;
-static ua_trap_dispatch_fn trap_dispatch;
 static struct sigaction old_sigsys;
 
 /* The code range the dispatch filter always lets through (trap.S). */
 extern const char __start_ua_sud_text[] UA_HIDDEN;
 extern const char __stop_ua_sud_text[] UA_HIDDEN;
-
-void ua__task_set_trap_dispatch(ua_trap_dispatch_fn fn)
-{
-	trap_dispatch = fn;
-}
 
 static long arch_prctl(int code, unsigned long addr)
 {
@@ -196,7 +190,7 @@ UA_HIDDEN _Noreturn void ua__trap_syscall(struct ua_task *t)
 	if (ua_unlikely(t->hook) && t->hook(t, r, t->hook_data)) {
 		t->regs_replaced = true;
 	} else {
-		ret = trap_dispatch ? trap_dispatch(t, r) : -ENOSYS;
+		ret = ua__lx_dispatch(t, r);
 		if (!t->regs_replaced)
 			r->rax = (uint64_t)ret;
 	}
