@@ -54,8 +54,13 @@ long ua_import_iovec(struct ua_iov_iter *i, int dir, const struct iovec *uvec,
 
 		if (len > (size_t)SSIZE_MAX - total)
 			len = (size_t)SSIZE_MAX - total;
-		/* access_ok(p, 0) holds for any p in the kernel too. */
-		if (len && !ua_access_ok(v[k].iov_base, len))
+		/*
+		 * An empty segment at NULL is a user address to the kernel's
+		 * access_ok() (musl's stdio writes one); a monitor pointer
+		 * stays refused, empty or not.
+		 */
+		if (!ua_access_ok(v[k].iov_base, len) &&
+		    (len || v[k].iov_base))
 			goto efault;
 		v[k].iov_len = len;
 		total += len;
