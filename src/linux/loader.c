@@ -37,12 +37,16 @@ struct elf_image {
 	uintptr_t align;
 	uintptr_t bias;
 	uintptr_t phdr;     /* link address of the program headers */
+	bool quiet;         /* refusals without the message */
 };
 
-static int refuse(const char *path, const char *why, int err)
+static int refuse(const struct elf_image *im, const char *path,
+		  const char *why, int err)
 {
 	char buf[512];
 
+	if (im->quiet)
+		return -err;
 	snprintf(buf, sizeof(buf), "uaccess: cannot run %s: %s\n", path, why);
 	ua__write_str(2, buf);
 	return -err;
@@ -68,7 +72,7 @@ static int check_phdrs(struct elf_image *im, const char *path)
 		const Elf64_Phdr *p = &im->ph[i];
 
 		if (p->p_type == PT_INTERP)
-			return refuse(path, "a dynamically linked program "
+			return refuse(im, path, "a dynamically linked program "
 					    "(PT_INTERP): only static "
 					    "programs run in this version",
 				      ELIBBAD);
@@ -80,15 +84,15 @@ static int check_phdrs(struct elf_image *im, const char *path)
 		if (p->p_filesz > p->p_memsz ||
 		    p->p_offset > (uint64_t)im->size ||
 		    p->p_filesz > (uint64_t)im->size - p->p_offset)
-			return refuse(path, "a segment lies outside the file "
+			return refuse(im, path, "a segment lies outside the file "
 					    "(truncated or inconsistent "
 					    "headers)", ENOEXEC);
 		if ((p->p_vaddr - p->p_offset) & (ua__pagesz - 1))
-			return refuse(path, "a segment is not page-aligned "
+			return refuse(im, path, "a segment is not page-aligned "
 					    "with its file offset", ENOEXEC);
 		if (p->p_vaddr + p->p_memsz < p->p_vaddr ||
 		    p->p_vaddr + p->p_memsz > ((uint64_t)1 << 47))
-			return refuse(path, "a segment does not fit in the "
+			return refuse(im, path, "a segment does not fit in the "
 					    "address space", ENOEXEC);
 		if (p->p_vaddr < im->lo)
 			im->lo = p->p_vaddr & ~(uint64_t)(ua__pagesz - 1);
@@ -102,7 +106,7 @@ static int check_phdrs(struct elf_image *im, const char *path)
 			im->phdr = p->p_vaddr + (eh->e_phoff - p->p_offset);
 	}
 	if (!have_load)
-		return refuse(path, "no loadable segment", ENOEXEC);
+		return refuse(im, path, "no loadable segment", ENOEXEC);
 	return 0;
 }
 
@@ -112,33 +116,33 @@ static int read_image(struct elf_image *im, const char *path)
 	struct stat st;
 
 	if (fstat(im->fd, &st))
-		return refuse(path, strerror(errno), errno);
+		return refuse(im, path, strerror(errno), errno);
 	if (S_ISDIR(st.st_mode))
-		return refuse(path, "is a directory", EISDIR);
+		return refuse(im, path, "is a directory", EISDIR);
 	if (!S_ISREG(st.st_mode))
-		return refuse(path, "not a regular file", EACCES);
+		return refuse(im, path, "not a regular file", EACCES);
 	im->size = st.st_size;
 	if (read_full(im->fd, &im->eh, 4, 0) ||
 	    memcmp(eh->e_ident, ELFMAG, SELFMAG))
-		return refuse(path, "not an ELF file", ENOEXEC);
+		return refuse(im, path, "not an ELF file", ENOEXEC);
 	if (read_full(im->fd, &im->eh, sizeof(im->eh), 0))
-		return refuse(path, "truncated ELF header", ENOEXEC);
+		return refuse(im, path, "truncated ELF header", ENOEXEC);
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
-		return refuse(path, "built for another architecture (only "
+		return refuse(im, path, "built for another architecture (only "
 				    "x86-64 ELF64 programs run)", ENOEXEC);
 	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
-		return refuse(path, "not an executable (ELF type)", ENOEXEC);
+		return refuse(im, path, "not an executable (ELF type)", ENOEXEC);
 	if (eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phnum ||
 	    eh->e_phnum > LX_MAX_PHNUM)
-		return refuse(path, "inconsistent program header table",
+		return refuse(im, path, "inconsistent program header table",
 			      ENOEXEC);
 	if (eh->e_phoff > (uint64_t)im->size ||
 	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
 		    (uint64_t)im->size - eh->e_phoff ||
 	    read_full(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr),
 		      (off_t)eh->e_phoff))
-		return refuse(path, "truncated program header table",
+		return refuse(im, path, "truncated program header table",
 			      ENOEXEC);
 	return check_phdrs(im, path);
 }
@@ -150,7 +154,7 @@ static int open_image(struct elf_image *im, const char *path)
 	im->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (im->fd < 0) {
 		err = errno;
-		return refuse(path, strerror(err), err);
+		return refuse(im, path, strerror(err), err);
 	}
 	err = read_image(im, path);
 	if (err) {
@@ -170,18 +174,9 @@ unsigned long ua_exec_space_addr(const char *path)
 		return 0;
 	im.fd = fd;
 	/* Quietly: the refusal with its reason comes from ua_task_exec(). */
-	int saved = dup(2), devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
-
-	if (saved >= 0 && devnull >= 0)
-		dup2(devnull, 2);
+	im.quiet = true;
 	if (!read_image(&im, path) && im.eh.e_type == ET_EXEC)
 		addr = im.lo;
-	if (saved >= 0) {
-		dup2(saved, 2);
-		close(saved);
-	}
-	if (devnull >= 0)
-		close(devnull);
 	close(fd);
 	return addr;
 }
@@ -208,7 +203,7 @@ static int map_segments(struct ua_task *t, struct elf_image *im,
 	}
 	if (im->lo + im->bias < sp->base || im->hi + im->bias > sp->limit ||
 	    im->hi - im->lo > sp->size)
-		return refuse(path, "a segment lies outside the space",
+		return refuse(im, path, "a segment lies outside the space",
 			      ERANGE);
 	for (int i = 0; i < im->eh.e_phnum; i++) {
 		const Elf64_Phdr *p = &im->ph[i];
@@ -223,14 +218,14 @@ static int map_segments(struct ua_task *t, struct elf_image *im,
 			start = mapped_to;
 		if (start < end && !ua_map(sp, (void *)start, end - start,
 					   PROT_READ | PROT_WRITE))
-			return refuse(path, "segments overlap or do not fit "
+			return refuse(im, path, "segments overlap or do not fit "
 					    "in the space", ERANGE);
 		if (end > mapped_to)
 			mapped_to = end;
 		if (ua__lx_map_file(t, p->p_vaddr + im->bias, 0,
 				    PROT_READ | PROT_WRITE, im->fd,
 				    (off_t)p->p_offset, p->p_filesz))
-			return refuse(path, "cannot read a segment", EIO);
+			return refuse(im, path, "cannot read a segment", EIO);
 	}
 	for (int i = 0; i < im->eh.e_phnum; i++) {
 		const Elf64_Phdr *p = &im->ph[i];
@@ -341,7 +336,7 @@ static int build_stack(struct ua_task *t, struct elf_image *im,
 	free(vec);
 	free(ptrs);
 	if (b.fault || b.sp < (uintptr_t)t->stack + ua__pagesz)
-		err = refuse(path, "arguments and environment do not fit on "
+		err = refuse(im, path, "arguments and environment do not fit on "
 				   "the stack", E2BIG);
 	memset(&t->regs, 0, sizeof(t->regs));
 	t->regs.rip = im->eh.e_entry + im->bias;
