@@ -183,7 +183,7 @@ static _Noreturn void die(struct ua_task *t, int sig)
 	pthread_mutex_lock(&s->lock);
 	s->exited = true;
 	pthread_mutex_unlock(&s->lock);
-	ua__task_exit(t, sig | (default_action(sig) == 2 ? 0x80 : 0));
+	ua__task_exit(t, sig); /* no core file: no core-dump bit */
 }
 
 void ua__sig_exit_work(struct ua_task *t)

@@ -1,33 +1,43 @@
 // SPDX-License-Identifier: MIT
 /*
- * The FP part of a signal frame.
+ * The FP part of a signal frame: what goes in, and how rt_sigreturn (and
+ * swapcontext) take it back.
  *
  * At a syscall boundary the guest has made a function call, so by the
  * x86-64 ABI every vector register is dead and the x87 stack is empty;
- * only MXCSR and the x87 control word are live.  A frame therefore carries
- * a standard-format XSAVE image whose XSTATE_BV covers x87/SSE alone, with
- * the live control words and the kernel's software-reserved bytes and
- * magic words, so UC_FP_XSTATE stays truthful (DESIGN.md §4.9).  Layout
- * facts: the kernel's arch/x86/include/uapi/asm/sigcontext.h and
- * arch/x86/kernel/fpu/signal.c; sizes from CPUID leaf 0xD (SDM vol. 1
- * ch. 13).
+ * the live FP state is MXCSR, the x87 control word and, where the CPU
+ * has protection keys, PKRU.  A frame therefore carries a standard-format
+ * XSAVE image whose XSTATE_BV covers x87, SSE and PKRU (the kernel always
+ * marks PKRU in use in a frame, arch/x86/kernel/fpu/signal.c
+ * update_pkru_in_sigframe), with the live values, the software-reserved
+ * bytes and the magic words, so UC_FP_XSTATE stays truthful.  Layout:
+ * the kernel's arch/x86/include/uapi/asm/sigcontext.h; sizes and offsets
+ * from CPUID leaf 0xD (SDM vol. 1 ch. 13).
+ *
+ * Going back, the image is checked the way the kernel checks it: by
+ * executing XRSTOR (or FXRSTOR) on it under an exception-table entry
+ * (fpu_restore.S), so what the CPU refuses is a bad frame.
  */
 #include <cpuid.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "signal_internal.h"
 
 #define XFEATURE_MASK_FPSSE 0x3ull
+#define XFEATURE_PKRU 9
+#define XFEATURE_MASK_PKRU (1ull << XFEATURE_PKRU)
 #define XFEATURE_XTILEDATA 18 /* dynamic: not permitted without arch_prctl */
+#define XCOMP_BV_COMPACTED (1ull << 63)
 #define MXCSR_DEFAULT 0x1f80u
 #define FCW_DEFAULT 0x037f
 
 struct ua_fpu_layout ua__fpu;
-/* End of each user component in the standard format (0: not present). */
-static uint32_t comp_end[64];
-/* Size of each component, and whether the compacted format aligns it to
- * 64 bytes (CPUID leaf 0xD sub-leaf i: EAX, ECX bit 1). */
+/* Size of each user component, and whether the compacted format aligns
+ * it to 64 bytes (CPUID leaf 0xD sub-leaf i: EAX, ECX bit 1). */
 static uint32_t comp_size[64];
 static bool comp_align64[64];
 
@@ -65,42 +75,13 @@ static void detect(void)
 		__cpuid_count(0xd, i, a, b, c, d);
 		if (c & 1) /* supervisor state: never in a user frame */
 			continue;
-		comp_end[i] = a + b;
 		comp_size[i] = a;
 		comp_align64[i] = c & 2;
+		if (i == XFEATURE_PKRU && ua__cpu_pkru_in_xstate())
+			ua__fpu.pkru_off = b;
 		if (a + b > ua__fpu.xstate_size)
 			ua__fpu.xstate_size = a + b;
 	}
-}
-
-uint32_t ua__fpu_read_extent(const unsigned char *hdr, uint64_t rfbm)
-{
-	uint64_t xstate_bv, xcomp_bv, load;
-	uint32_t end = 576, off = 576;
-
-	memcpy(&xstate_bv, hdr, 8);
-	memcpy(&xcomp_bv, hdr + 8, 8);
-	load = xstate_bv & rfbm;
-	/* x87/SSE only, the frames this engine writes: the legacy area. */
-	if (!(load & ~3ull) && !(xcomp_bv >> 63))
-		return end;
-	if (!(xcomp_bv >> 63)) {
-		for (int i = 2; i < 63; i++)
-			if ((load & (1ull << i)) && comp_end[i] > end)
-				end = comp_end[i];
-		return end;
-	}
-	/* Compacted: the components of XCOMP_BV packed in order. */
-	for (int i = 2; i < 63; i++) {
-		if (!(xcomp_bv & (1ull << i)))
-			continue;
-		if (comp_align64[i])
-			off = (off + 63) & ~63u;
-		off += comp_size[i];
-		if (load & (1ull << i))
-			end = off;
-	}
-	return end;
 }
 
 void ua__fpu_save_ctl(struct ua_sigstate *s)
@@ -178,7 +159,9 @@ static void build_template(void)
 	put32(img + 468, ua__fpu.xstate_size + 4); /* extended_size */
 	put64(img + 472, ua__fpu.xfeatures);
 	put32(img + 480, ua__fpu.xstate_size);
-	put64(img + 512, XFEATURE_MASK_FPSSE); /* XSTATE_BV */
+	/* XSTATE_BV: PKRU is always marked in use, as the kernel does. */
+	put64(img + 512, XFEATURE_MASK_FPSSE |
+				 (ua__fpu.pkru_off ? XFEATURE_MASK_PKRU : 0));
 }
 
 void ua__fpu_init(void)
@@ -199,55 +182,171 @@ void ua__fpu_build_image(const struct ua_sigstate *s, unsigned char img[576])
 	put32(img + 24, s->mxcsr);
 }
 
-static uint64_t get64(const unsigned char *p)
+/*
+ * Where PKRU sits in an image whose header is xstate_bv/xcomp_bv: its
+ * CPUID offset in the standard format; in the compacted one, after the
+ * components of XCOMP_BV below it, packed in order (SDM vol. 1 §13.4.3).
+ */
+static uint32_t pkru_offset(uint64_t xcomp_bv)
 {
-	uint64_t v;
+	uint32_t off = 576;
 
-	memcpy(&v, p, 8);
-	return v;
+	if (!(xcomp_bv & XCOMP_BV_COMPACTED))
+		return ua__fpu.pkru_off;
+	for (int i = 2; i < XFEATURE_PKRU; i++) {
+		if (!(xcomp_bv & (1ull << i)))
+			continue;
+		if (comp_align64[i])
+			off = (off + 63) & ~63u;
+		off += comp_size[i];
+	}
+	if (comp_align64[XFEATURE_PKRU])
+		off = (off + 63) & ~63u;
+	return off;
 }
 
 /*
- * What XRSTOR (or FXRSTOR) would refuse with #GP is a bad frame (SDM vol. 1
- * §13.8): reserved MXCSR bits; in the standard form (XCOMP_BV bit 63
- * clear) XSTATE_BV bits outside XCR0 or non-zero header bytes 8..23; in
- * the compacted form, which XRSTOR takes where XSAVEC exists, XCOMP_BV
- * bits outside XCR0, XSTATE_BV bits outside XCOMP_BV or non-zero header
- * bytes 16..63.  The standard form does not look at bytes 24..63.
+ * PKRU after a successful restore, as the kernel leaves it: the image's
+ * value when PKRU was requested and is in XSTATE_BV, else its init value
+ * 0 (XRSTOR initialises a requested component absent from XSTATE_BV, and
+ * the kernel initialises the user features not requested).  Read inside
+ * the window the restore used: the header, then the value.
  */
-int ua__fpu_check(const unsigned char *legacy, const unsigned char *hdr,
-		  uint64_t rfbm, uint32_t *mxcsr, uint16_t *fcw)
+static int read_pkru(uint64_t fp, uint64_t rfbm, struct ua_fpu_restored *out)
 {
 	uint64_t xstate_bv, xcomp_bv;
-	int reserved_end = 24;
+	uint32_t v = 0;
 
-	memcpy(mxcsr, legacy + 24, 4);
-	memcpy(fcw, legacy, 2);
-	if (!hdr) /* FXRSTOR: MXCSR is always checked and loaded */
-		return *mxcsr & ~ua__fpu.mxcsr_mask ? -EINVAL : 0;
-	xstate_bv = get64(hdr);
-	xcomp_bv = get64(hdr + 8);
-	if (xcomp_bv >> 63) {
-		if (!ua__fpu.xcomp ||
-		    (xcomp_bv & ~(1ull << 63) & ~ua__fpu.xfeatures) ||
-		    (xstate_bv & ~(xcomp_bv & ~(1ull << 63))))
-			return -EINVAL;
-		reserved_end = 64;
-	} else if ((xstate_bv & ~ua__fpu.xfeatures) || xcomp_bv) {
-		return -EINVAL;
-	}
-	for (int i = 16; i < reserved_end; i += 8)
-		if (get64(hdr + i))
-			return -EINVAL;
-	/* XRSTOR loads MXCSR when RFBM has SSE or AVX, and checks it then. */
-	if (rfbm & 0x6) {
-		if (*mxcsr & ~ua__fpu.mxcsr_mask)
-			return -EINVAL;
-	} else {
-		*mxcsr = MXCSR_DEFAULT;
-	}
-	/* A requested component absent from XSTATE_BV gets its init state. */
-	if (!(rfbm & xstate_bv & 1))
-		*fcw = FCW_DEFAULT;
+	out->pkru_valid = ua__fpu.pkru_off != 0;
+	out->pkru = 0;
+	if (!out->pkru_valid || !(rfbm & XFEATURE_MASK_PKRU))
+		return 0;
+	ua_unsafe_get_user(xstate_bv, (const uint64_t *)(fp + 512), efault);
+	ua_unsafe_get_user(xcomp_bv, (const uint64_t *)(fp + 520), efault);
+	fp += pkru_offset(xcomp_bv);
+	if (xstate_bv & XFEATURE_MASK_PKRU)
+		ua_unsafe_get_user(v, (const uint32_t *)fp, efault);
+	out->pkru = v;
 	return 0;
+efault:
+	return -EFAULT;
+}
+
+/*
+ * The control words a restore with rfbm produced: the kernel initialises
+ * every user feature it did not ask XRSTOR for, so x87 outside rfbm means
+ * the default FCW, and neither SSE nor AVX in it the default MXCSR.
+ */
+static void take_ctl(const struct ua_fpu_ctl *ctl, uint64_t rfbm,
+		     struct ua_fpu_restored *out)
+{
+	out->fcw = rfbm & 1 ? ctl->fcw : FCW_DEFAULT;
+	out->mxcsr = rfbm & 6 ? ctl->mxcsr : MXCSR_DEFAULT;
+}
+
+int ua__fpu_restore_xsave(bool block, uint64_t fp, uint64_t rfbm,
+			  struct ua_fpu_restored *out)
+{
+	struct ua_fpu_ctl ctl;
+	int ret = -EINVAL;
+
+	rfbm &= ua__fpu.xfeatures;
+	/* Per-access: the instruction and the PKRU value are one access. */
+	if (!block && !ua_user_read_access_begin((const void *)fp,
+						 ua__fpu.xstate_size))
+		return -EFAULT;
+	/*
+	 * PKRU is never loaded here: it guards the monitor's own memory.
+	 * Its value is read from the image and given to the guest on the
+	 * way back to guest mode.  Nothing else in the header depends on
+	 * rfbm, so the instruction still refuses what the kernel's would.
+	 */
+	if (!ua__fpu_xrstor((const void *)fp, rfbm & ~XFEATURE_MASK_PKRU,
+			    &ctl)) {
+		take_ctl(&ctl, rfbm, out);
+		ret = read_pkru(fp, rfbm, out);
+	}
+	if (!block)
+		ua_user_read_access_end();
+	return ret;
+}
+
+/* Set by the probe below: -1 not asked yet, else 0 or 1. */
+static atomic_int host_fx_any_align = -1;
+static unsigned char probe_img[512 + 64] __attribute__((aligned(64)));
+
+static void probe_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	unsigned char *img = probe_img + 8;
+
+	(void)sig;
+	(void)si;
+	memcpy(img, uc->uc_mcontext.fpregs, 512);
+	memset(img + 464, 0, 4); /* no MAGIC1: an FX-only image */
+	uc->uc_mcontext.fpregs = (fpregset_t)img;
+}
+
+/*
+ * Does the host kernel take an FX-only image that is not 16-byte aligned
+ * in rt_sigreturn?  FXRSTOR in user mode refuses it (#GP), and so does
+ * the kernel's restore on some CPUs, but not on all (an AMD EPYC with
+ * AVX-512 under Linux 6.18 takes it at any alignment).  No rule computed
+ * here can know, so the host is asked once, in a child process that
+ * returns from a handler with such an image: it exits 0 if the kernel
+ * took it and dies of SIGSEGV if not.  Only a guest that moves its FP
+ * area off its alignment ever gets here.
+ */
+static bool host_takes_misaligned_fx(void)
+{
+	int v = atomic_load(&host_fx_any_align), status;
+	pid_t pid;
+
+	if (v >= 0)
+		return v;
+	pid = fork();
+	if (pid == 0) {
+		struct sigaction sa;
+		sigset_t set;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = probe_handler;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGUSR1, &sa, NULL);
+		signal(SIGSEGV, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		sigaddset(&set, SIGSEGV);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		raise(SIGUSR1);
+		_exit(0);
+	}
+	v = pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) == 0;
+	atomic_store(&host_fx_any_align, v);
+	return v;
+}
+
+int ua__fpu_restore_fx(bool block, uint64_t fp, bool hw_align,
+		       struct ua_fpu_restored *out)
+{
+	unsigned char img[512] __attribute__((aligned(16)));
+	struct ua_fpu_ctl ctl;
+
+	if (block)
+		ua_unsafe_copy_from_user(img, (const void *)fp, 512, efault);
+	else if (ua_copy_from_user(img, (const void *)fp, 512))
+		goto efault;
+	/* The instruction runs on this aligned copy: the host's rule. */
+	if (hw_align && (fp & 15) && !host_takes_misaligned_fx())
+		return -EINVAL;
+	if (ua__fpu_fxrstor(img, &ctl))
+		return -EINVAL;
+	take_ctl(&ctl, XFEATURE_MASK_FPSSE, out);
+	/* Every other user feature, PKRU included, is initialised. */
+	out->pkru_valid = ua__fpu.pkru_off != 0;
+	out->pkru = 0;
+	return 0;
+efault:
+	return -EFAULT;
 }

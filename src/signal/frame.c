@@ -5,8 +5,7 @@
  * reproduces: per-access (each field through a checked accessor, one
  * window each) and block (the prepare work first, then one window for the
  * whole frame with unsafe accessors).  The order of the stores and the
- * checks follows arch/x86/kernel/signal_64.c (../shared/spec/sigframe_spec.md
- * §1-§4).
+ * checks follows arch/x86/kernel/signal_64.c.
  */
 #include <errno.h>
 #include <string.h>
@@ -166,6 +165,10 @@ int ua__setup_rt_frame(struct ua_task *t, int sig, const siginfo_t *info,
 	} else {
 		COPY_TO((void *)fp, img, ua__fpu.xsave ? 576 : 512);
 	}
+	/* The guest's PKRU, at its CPUID offset (the kernel's frames always
+	 * carry it where XCR0 has it). */
+	if (ua__fpu.pkru_off)
+		PUT(t->pkru, (uint32_t *)(fp + ua__fpu.pkru_off));
 	if (ua__fpu.xsave)
 		PUT(FP_XSTATE_MAGIC2, (uint32_t *)(fp + ua__fpu.xstate_size));
 	/* Block mode leaves the window open: exit folds or closes it. */
@@ -186,73 +189,47 @@ efault:
 }
 
 /*
- * Read the FP area at fp and load the control words it holds, with the
- * checks of the kernel's fpu__restore_sig() and what XRSTOR/FXRSTOR would
- * refuse.  hw_align: the area must be aligned as those instructions need
- * (64 bytes for XRSTOR, 16 for FXRSTOR), as for a sigreturn frame.
+ * Restore the FP area at fp, as the kernel's fpu__restore_sig() does:
+ * check_xstate_in_sigframe() decides between the XSAVE image and its
+ * FX-only part (a wrong MAGIC1 or MAGIC2 or a size out of bounds falls
+ * back to FX only; a fault reading MAGIC2 is fatal), then the CPU's own
+ * restore instruction judges the image.  A NULL fp resets the FP state.
+ * hw_align: a sigreturn frame (FX-only images as the host kernel takes
+ * them); swapcontext takes FX-only images at any alignment.
+ * On success *out holds what the guest gets; on failure the x87 and SSE
+ * control words are undefined and the caller sets them.
  */
-int ua__restore_fpstate(bool block, uint64_t fp, bool hw_align)
+int ua__restore_fpstate(bool block, uint64_t fp, bool hw_align,
+			struct ua_fpu_restored *out)
 {
-	unsigned char legacy[512], hdr[64];
-	uint32_t magic1, ext, xsize, magic2, mxcsr, extent;
-	uint64_t xfeat, rfbm = 0;
-	uint16_t fcw;
-	uint8_t last;
-	bool fx_only = true;
+	struct {
+		uint32_t magic1, ext;
+		uint64_t xfeat;
+		uint32_t xsize;
+	} __attribute__((packed)) sw;
+	uint32_t magic2;
 
 	if (!fp) {
-		ua__fpu_fresh();
+		/* fpu__clear_user_states(): init state, the default PKRU. */
+		out->mxcsr = 0x1f80;
+		out->fcw = 0x037f;
+		out->pkru_valid = ua__fpu.pkru_off != 0;
+		out->pkru = UA_INIT_PKRU;
 		return 0;
 	}
 	if (block && !ua__window_extend((void *)fp, ua__fpu_frame_size()))
 		return -EFAULT;
 	if (!block && !ua_access_ok((void *)fp, ua__fpu_frame_size()))
 		return -EFAULT;
-	if (block) {
-		/*
-		 * Only the control words and the software-reserved bytes are
-		 * looked at; 512 bytes at 64-byte alignment span at most two
-		 * pages, and these two pieces touch both, so a legacy area
-		 * XRSTOR could not read still faults here.
-		 */
-		ua_unsafe_copy_from_user(legacy, (const void *)fp, 32, efault);
-		ua_unsafe_copy_from_user(legacy + 464,
-					 (const void *)(fp + 464), 48, efault);
-	} else {
-		COPY_FROM(legacy, (const void *)fp, 512);
+	_Static_assert(sizeof(sw) == 20, "the sw bytes looked at");
+	COPY_FROM(&sw, (const void *)(fp + 464), sizeof(sw));
+	if (ua__fpu.xsave && sw.magic1 == FP_XSTATE_MAGIC1 && sw.xsize >= 576 &&
+	    sw.xsize <= ua__fpu.xstate_size && sw.xsize <= sw.ext) {
+		GET(magic2, (const uint32_t *)(fp + sw.xsize));
+		if (magic2 == FP_XSTATE_MAGIC2)
+			return ua__fpu_restore_xsave(block, fp, sw.xfeat, out);
 	}
-	memcpy(&magic1, legacy + 464, 4);
-	memcpy(&ext, legacy + 468, 4);
-	memcpy(&xfeat, legacy + 472, 8);
-	memcpy(&xsize, legacy + 480, 4);
-	/* check_xstate_in_sigframe(): anything else falls back to FX only. */
-	if (ua__fpu.xsave && magic1 == FP_XSTATE_MAGIC1 && xsize >= 576 &&
-	    xsize <= ua__fpu.xstate_size && xsize <= ext) {
-		/* A fault reading MAGIC2 is fatal, not a fallback. */
-		GET(magic2, (const uint32_t *)(fp + xsize));
-		if (magic2 == FP_XSTATE_MAGIC2) {
-			rfbm = xfeat & ua__fpu.xfeatures;
-			COPY_FROM(hdr, (const void *)(fp + 512), 64);
-			fx_only = false;
-		}
-	}
-	if (hw_align && (fp & (fx_only ? 15 : 63)))
-		return -EINVAL;
-	if (ua__fpu_check(legacy, fx_only ? NULL : hdr, rfbm, &mxcsr, &fcw))
-		return -EINVAL;
-	/*
-	 * XRSTOR reads each component it loads from memory, whatever
-	 * xstate_size says; one it cannot read is a bad frame.  The extent
-	 * is within the area checked above and at most a few KiB: reading
-	 * its last byte (the first was read) covers every page.
-	 */
-	extent = fx_only ? 512 : ua__fpu_read_extent(hdr, rfbm);
-	if (extent > 576) {
-		GET(last, (const uint8_t *)(fp + extent - 1));
-		(void)last;
-	}
-	ua__fpu_load_ctl(mxcsr, fcw);
-	return 0;
+	return ua__fpu_restore_fx(block, fp, hw_align, out);
 efault:
 	return -EFAULT;
 }
@@ -320,6 +297,7 @@ long ua__sys_rt_sigreturn(struct ua_task *t, struct ua_pt_regs *r)
 	struct ua_rt_sigframe *f = (struct ua_rt_sigframe *)(r->rsp - 8);
 	bool block = t->frame_mode == UA_FRAME_BLOCK;
 	struct ua_sigcontext mc;
+	struct ua_fpu_restored fpu;
 	struct ua_kstack st;
 	uint64_t mask, flags;
 
@@ -341,8 +319,11 @@ long ua__sys_rt_sigreturn(struct ua_task *t, struct ua_pt_regs *r)
 		goto efault;
 	restore_regs(r, &mc);
 	t->regs_replaced = true;
-	if (ua__restore_fpstate(block, mc.fpstate, true))
+	if (ua__restore_fpstate(block, mc.fpstate, true, &fpu))
 		goto efault;
+	ua__fpu_load_ctl(fpu.mxcsr, fpu.fcw);
+	if (fpu.pkru_valid)
+		ua__pkru_set_guest(t, fpu.pkru);
 	GET(st.sp, &f->uc.uc_stack.sp);
 	GET(st.flags, &f->uc.uc_stack.flags);
 	GET(st.size, &f->uc.uc_stack.size);
@@ -354,7 +335,11 @@ efault:
 	if (block)
 		ua_user_read_access_end();
 badframe:
-	/* Registers already restored stay; the syscall returns 0. */
+	/*
+	 * Registers already restored stay; the syscall returns 0.  The FP
+	 * state is reset, as the kernel's fpu__clear_user_states() does.
+	 */
+	ua__fpu_fresh();
 	ua__force_sig(t, SIGSEGV);
 	t->regs_replaced = false;
 	return 0;

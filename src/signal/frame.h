@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The Linux x86-64 rt_sigframe, as the kernel lays it out (offsets in
- * ../shared/spec/sigframe_spec.md §1.1; asserted in frame.c).
+ * The Linux x86-64 rt_sigframe, as the kernel lays it out
+ * (arch/x86/include/asm/sigframe.h, uapi/asm/sigcontext.h; the offsets
+ * are asserted in frame.c).
  */
 #ifndef UA_SIGNAL_FRAME_H
 #define UA_SIGNAL_FRAME_H
@@ -78,8 +79,12 @@ struct ua_rt_sigframe {
 			goto efault;                                \
 	} while (0)
 
-/* frame.c: load a frame's FP area (0: reset to init); 0, -EFAULT, -EINVAL.
- * hw_align: require the alignment XRSTOR/FXRSTOR need (sigreturn). */
-UA_HIDDEN int ua__restore_fpstate(bool block, uint64_t fp, bool hw_align);
+/* The kernel's default init_pkru_value: only key 0 accessible. */
+#define UA_INIT_PKRU 0x55555554u
+
+/* frame.c: restore a frame's FP area (0: reset to init); 0, -EFAULT,
+ * -EINVAL.  hw_align: a sigreturn frame, not a swapcontext context. */
+UA_HIDDEN int ua__restore_fpstate(bool block, uint64_t fp, bool hw_align,
+				  struct ua_fpu_restored *out);
 
 #endif /* UA_SIGNAL_FRAME_H */

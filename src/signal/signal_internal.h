@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The signal layer's per-task state and the pieces its files share.
- * Facts on layout and semantics: ../shared/spec/sigframe_spec.md (the
- * kernel's arch/x86/kernel/signal*.c, kernel/signal.c, fpu/signal.c).
+ * Facts on layout and semantics: the kernel's arch/x86/kernel/signal*.c,
+ * kernel/signal.c and arch/x86/kernel/fpu/signal.c.
  */
 #ifndef UA_SIGNAL_INTERNAL_H
 #define UA_SIGNAL_INTERNAL_H
@@ -132,6 +132,7 @@ struct ua_fpu_layout {
 	uint32_t xstate_size;  /* standard-format XSAVE size (user_size) */
 	uint64_t xfeatures;    /* the features a frame may carry */
 	uint32_t mxcsr_mask;
+	uint32_t pkru_off;     /* PKRU's standard-format offset; 0: none */
 };
 extern UA_HIDDEN struct ua_fpu_layout ua__fpu;
 UA_HIDDEN void ua__fpu_init(void);
@@ -149,20 +150,48 @@ UA_HIDDEN void ua__fpu_load_ctl(uint32_t mxcsr, uint16_t fcw);
 UA_HIDDEN const unsigned char *ua__fpu_template(void);
 UA_HIDDEN void ua__fpu_build_image(const struct ua_sigstate *s,
 				   unsigned char img[576]);
+
 /*
- * Check a guest FP image and compute the control words to load.
- * legacy: the 512-byte area; hdr: the 64-byte XSAVE header or NULL when
- * the image is FX-only; rfbm: the features XRSTOR would be asked for.  Returns 0 or -EINVAL (a bad frame).
+ * fpu_restore.S: XRSTOR (rfbm in EDX:EAX) or FXRSTOR of img under an
+ * exception-table entry; 0, or -1 when the instruction faulted (#GP,
+ * #PF): a bad image.  On success the control words it loaded are stored
+ * to *ctl; either way the x87 unit is reset (FNINIT) before returning.
+ * The one place an image is judged: a restore of a full image reuses it.
  */
-UA_HIDDEN int ua__fpu_check(const unsigned char *legacy,
-			    const unsigned char *hdr, uint64_t rfbm,
-			    uint32_t *mxcsr, uint16_t *fcw);
+struct ua_fpu_ctl {
+	uint16_t fcw;
+	uint16_t pad;
+	uint32_t mxcsr;
+};
+UA_HIDDEN int ua__fpu_xrstor(const void *img, uint64_t rfbm,
+			     struct ua_fpu_ctl *ctl);
+UA_HIDDEN int ua__fpu_fxrstor(const void *img, struct ua_fpu_ctl *ctl);
+
+/* What a restore leaves the guest with. */
+struct ua_fpu_restored {
+	uint32_t mxcsr;
+	uint16_t fcw;
+	bool pkru_valid; /* the host has PKRU in XSAVE: pkru is meaningful */
+	uint32_t pkru;
+};
 /*
- * Bytes from the start of an XSAVE image (header hdr) that XRSTOR with
- * rfbm reads: up to the end of the last component it loads from memory.
+ * Restore an XSAVE image at fp (the kernel's xrstor_from_user_sigframe)
+ * with the features rfbm: XRSTOR runs on the guest's bytes in place, so
+ * its alignment, header and MXCSR checks and its reads are the CPU's.
+ * Block mode: inside the read window the caller holds over the area; per
+ * access: one window of its own.  0, -EFAULT or -EINVAL (a bad frame).
+ * The x87 and SSE registers are left reset: the caller loads out's
+ * control words with ua__fpu_load_ctl(), or its own on failure.
  */
-UA_HIDDEN uint32_t ua__fpu_read_extent(const unsigned char *hdr,
-				       uint64_t rfbm);
+UA_HIDDEN int ua__fpu_restore_xsave(bool block, uint64_t fp, uint64_t rfbm,
+				    struct ua_fpu_restored *out);
+/*
+ * Restore an FX-only image at fp (FXRSTOR on a copy of its 512 bytes).
+ * hw_align: refuse an image off its 16-byte alignment if the host kernel
+ * does (asked once); swapcontext takes any alignment.
+ */
+UA_HIDDEN int ua__fpu_restore_fx(bool block, uint64_t fp, bool hw_align,
+				 struct ua_fpu_restored *out);
 
 /* frame.c */
 UA_HIDDEN int ua__setup_rt_frame(struct ua_task *t, int sig,

@@ -75,7 +75,9 @@ static int sig_create(struct ua_task *t)
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
-	s->altstack.flags = SS_DISABLE;
+	/* A fresh program image: no altstack ever set, raw flags 0 (the
+	 * kernel's SS_DISABLE here comes only from a clone sharing the mm). */
+	s->altstack.flags = 0;
 	t->sig = s;
 	if (registry_add(t)) {
 		free(s);

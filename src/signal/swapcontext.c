@@ -61,6 +61,8 @@ efault:
 static long load_context(bool block, struct ua_task *t, const ucontext_t *u)
 {
 	struct ua_pt_regs *r = &t->regs;
+	struct ua_sigstate *s = sigstate(t);
+	struct ua_fpu_restored fpu;
 	uint64_t g[NGREG], fp, mask;
 	int err;
 
@@ -72,10 +74,18 @@ static long load_context(bool block, struct ua_task *t, const ucontext_t *u)
 		GET(g[i], (const uint64_t *)&u->uc_mcontext.gregs[i]);
 	GET(fp, (const uint64_t *)&u->uc_mcontext.fpregs);
 	GET(mask, (const uint64_t *)&u->uc_sigmask);
-	/* glibc's ucontext_t keeps its FP image 8-byte aligned only. */
-	err = ua__restore_fpstate(block, fp, false);
-	if (err)
+	/*
+	 * glibc's ucontext_t keeps its FP image 8-byte aligned only.  A
+	 * failed restore may have changed the control words: the caller's
+	 * come back, as nothing may change.  PKRU is left alone.
+	 */
+	ua__fpu_save_ctl(s);
+	err = ua__restore_fpstate(block, fp, false, &fpu);
+	if (err) {
+		ua__fpu_load_ctl(s->mxcsr, s->fcw);
 		goto fail;
+	}
+	ua__fpu_load_ctl(fpu.mxcsr, fpu.fcw);
 	r->r8 = g[REG_R8];
 	r->r9 = g[REG_R9];
 	r->r10 = g[REG_R10];

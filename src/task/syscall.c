@@ -42,6 +42,7 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	t->trap_entry = false;
 	/* A task that traps syscalls: the monitor's own must go through. */
 	t->tb.sel = UA_SUD_ALLOW;
+	ua__pkru_entry(t);
 	fn = nr < UA_NR_MAX ? table[nr] : NULL;
 	/*
 	 * Block-mode syscalls that open a window first thing fold the entry
@@ -68,6 +69,7 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 			r->rsp != rsp || r->eflags != flags))
 		ua__return_to_guest(t);
 	ua__protect_syscall_unlock(t->sp);
+	ua__pkru_exit(t);
 	ua__guest_task = t;
 	if (t->trap)
 		t->tb.sel = UA_SUD_BLOCK;

@@ -263,6 +263,20 @@ static void asan_leave(struct ua_task *t, void *fake)
 }
 #endif
 
+/*
+ * The guest starts with the monitor thread's PKRU (under the pkey backend
+ * with its space's key open, as the unlock into guest mode gives it).
+ */
+static void init_pkru(struct ua_task *t)
+{
+	if (!ua__pkru_in_xstate)
+		return;
+	t->pkru_monitor = ua__rdpkru();
+	t->pkru = t->pkru_monitor;
+	if (t->sp->ops->kind == UA_PROTECT_PKEY)
+		t->pkru = ua__pkru_with(t->pkru, t->sp->pkey, UA_MODE_GUEST);
+}
+
 int ua_task_run(struct ua_task *t)
 {
 	uint32_t mxcsr;
@@ -296,6 +310,7 @@ int ua_task_run(struct ua_task *t)
 	}
 	/* Guest code may change the FP control words: the monitor's come back. */
 	asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fcw));
+	init_pkru(t);
 	asan_enter(t, &fake);
 	status = ua__task_enter(t);
 	asan_leave(t, fake);
@@ -391,6 +406,7 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 		ua_protect_unlock_from_window(t->sp);
 	else
 		ua_protect_unlock(t->sp);
+	ua__pkru_exit(t);
 	ua__guest_task = t;
 	/* The guest's FS base and a blocking selector, after all C code. */
 	if (t->trap || t->own_fs)
@@ -441,18 +457,42 @@ static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
 _Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *info)
 {
 	ua__guest_task = NULL;
+	ua__pkru_entry(t);
 	ua_protect_lock(t->sp);
 	if (ua__task_hooks && ua__task_hooks->guest_fault &&
 	    ua__task_hooks->guest_fault(t, info->si_signo, info))
 		ua__return_to_guest(t);
 	/* No signal layer, or it cannot deliver: the default action. */
-	ua__task_exit(t, info->si_signo | 0x80);
+	ua__task_exit(t, info->si_signo);
 }
 
 extern bool (*ua__guest_fault_hook)(int sig, siginfo_t *info,
 				    ucontext_t *uc);
 
 bool ua__have_sahf;
+bool ua__pkru_in_xstate;
+
+/* CPUID 7 ECX bit 4 (OSPKE: CR4.PKE set) and XCR0 bit 9 (PKRU). */
+bool ua__cpu_pkru_in_xstate(void)
+{
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	uint32_t lo, hi;
+
+	if (__get_cpuid_max(0, NULL) < 7)
+		return false;
+	__cpuid_count(7, 0, a, b, c, d);
+	if (!(c & (1u << 4)))
+		return false;
+	__cpuid(1, a, b, c, d);
+	if (!(c & (1u << 27))) /* OSXSAVE */
+		return false;
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return lo & (1u << 9);
+#else
+	return false;
+#endif
+}
 
 /* CPUID 0x80000001 ECX bit 0, LAHF-SAHF (Intel SDM vol. 2, CPUID). */
 static bool cpu_has_sahf(void)
@@ -474,4 +514,5 @@ __attribute__((constructor)) static void task_init(void)
 	ua__guest_fault_hook = guest_fault_hook;
 	ua__have_sahf = cpu_has_sahf();
 	ua__trap_init();
+	ua__pkru_in_xstate = ua__cpu_pkru_in_xstate();
 }

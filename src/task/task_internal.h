@@ -12,6 +12,7 @@
 #include <uaccess/task.h>
 
 #include "../internal.h"
+#include "../protect/pkru.h"
 
 /* Offsets used by src/arch/x86_64/entry.S. */
 #define UA_TASK_REGS 0
@@ -69,6 +70,14 @@ struct ua_task {
 	unsigned long nr_signals; /* handlers started, for statistics */
 	void *lx;                /* the linux layer's per-task state */
 	void (*lx_free)(struct ua_task *t);
+	/*
+	 * Hosts with PKRU in XSAVE (ua__pkru_in_xstate): PKRU is user state
+	 * the kernel keeps per thread, so the guest has its own.  pkru is the
+	 * guest's, saved at every entry and put back at every exit;
+	 * pkru_monitor is the monitor thread's, put back at every entry (the
+	 * pkey backend's lock does that itself).
+	 */
+	uint32_t pkru, pkru_monitor;
 };
 
 /*
@@ -146,6 +155,45 @@ extern UA_TLS struct ua_task *ua__guest_task;
 
 /* LAHF/SAHF work in 64-bit mode (not on the first x86-64 CPUs). */
 extern UA_HIDDEN bool ua__have_sahf;
+/* The OS enabled protection keys and XCR0 has PKRU (CPUID 7:ECX.OSPKE). */
+extern UA_HIDDEN bool ua__pkru_in_xstate;
+UA_HIDDEN bool ua__cpu_pkru_in_xstate(void);
+
+/*
+ * Entry from guest mode, before the lock: note the guest's PKRU and give
+ * the monitor its own.  Under the pkey backend the lock puts the
+ * monitor's PKRU back itself.
+ */
+static inline void ua__pkru_entry(struct ua_task *t)
+{
+	if (!ua__pkru_in_xstate)
+		return;
+	t->pkru = ua__rdpkru();
+	if (t->sp->ops->kind != UA_PROTECT_PKEY && t->pkru != t->pkru_monitor)
+		ua__wrpkru(t->pkru_monitor);
+}
+
+/*
+ * A new PKRU for the guest (rt_sigreturn), given at the next exit.  The
+ * bits of key 0 (the monitor's own memory, which the exit path still
+ * touches) and, under the pkey backend, of the space's key (the exit
+ * path may write the guest stack) stay as they were.
+ */
+static inline void ua__pkru_set_guest(struct ua_task *t, uint32_t v)
+{
+	uint32_t keep = UA_PKRU_MASK(0);
+
+	if (t->sp->ops->kind == UA_PROTECT_PKEY)
+		keep |= UA_PKRU_MASK(t->sp->pkey);
+	t->pkru = (v & ~keep) | (t->pkru & keep);
+}
+
+/* Exit to guest mode, after the unlock: the guest's PKRU back. */
+static inline void ua__pkru_exit(struct ua_task *t)
+{
+	if (ua__pkru_in_xstate && ua__rdpkru() != t->pkru)
+		ua__wrpkru(t->pkru);
+}
 
 /* src/arch/x86_64/entry.S */
 UA_HIDDEN int ua__task_enter(struct ua_task *t);

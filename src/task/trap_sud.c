@@ -184,6 +184,7 @@ UA_HIDDEN _Noreturn void ua__trap_syscall(struct ua_task *t)
 	long ret;
 
 	ua__guest_task = NULL;
+	ua__pkru_entry(t);
 	ua__protect_syscall_lock(t->sp);
 	t->trap_entry = true;
 	t->regs_replaced = false;

@@ -14,6 +14,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -41,6 +42,10 @@ struct obs {
 	uint32_t fp_mxcsr, fp_mask, fp_fcw;
 	uint32_t magic1, ext, xsize, magic2;
 	uint64_t xfeat, bv_fpsse;
+	/* The FP area's header: the sw bytes, the XSAVE header, PKRU. */
+	unsigned char sw[48], hdr[64];
+	int pkru_in_bv;
+	uint32_t pkru;
 	long fp_align; /* fpstate % 64 */
 	int q_ret, q_flags;
 	long q_sp;
@@ -57,6 +62,7 @@ struct after {
 	int q_ret, q_flags;
 	long q_sp;
 	size_t q_size;
+	uint32_t pkru_before, pkru_after; /* RDPKRU around the raise */
 };
 
 struct record {
@@ -86,6 +92,16 @@ static uint64_t rd64(const unsigned char *p)
 
 	memcpy(&v, p, 8);
 	return v;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
 }
 
 /* A handler that wants to try changing the altstack while on it. */
@@ -136,6 +152,11 @@ static void observe(struct obs *o, const struct t_entry *e, int sig,
 	o->xsize = rd32(fp + 480);
 	o->magic2 = o->magic1 == FP_MAGIC1 ? rd32(fp + o->xsize) : 0;
 	o->bv_fpsse = rd64(fp + 512) & 3;
+	memcpy(o->sw, fp + 464, sizeof(o->sw));
+	if (o->magic1 == FP_MAGIC1)
+		memcpy(o->hdr, fp + 512, sizeof(o->hdr));
+	o->pkru_in_bv = o->magic1 == FP_MAGIC1 && (rd64(fp + 512) >> 9) & 1;
+	o->pkru = t_have_pkru ? rd32(fp + t_pkru_off) : 0;
 	(void)sig;
 
 	sigemptyset(&m);
@@ -205,6 +226,7 @@ static void body_raise(struct t_run *r)
 	t_setmask(sc->premask);
 	if (sc->fpctl)
 		t_set_fpctl(MXCSR_TEST, FCW_TEST);
+	rec.a.pkru_before = t_rdpkru();
 	switch (sc->how) {
 	case TKILL:
 		rec.a.ret = t_raise_aligned(SIG_A, sc->below);
@@ -221,6 +243,7 @@ static void body_raise(struct t_run *r)
 					    sc->below);
 		break;
 	}
+	rec.a.pkru_after = t_rdpkru();
 	rec.a.mxcsr = t_get_mxcsr();
 	rec.a.fcw = t_get_fcw();
 	t_set_fpctl(MXCSR_DEFAULT, FCW_DEFAULT);
@@ -272,6 +295,14 @@ static void compare_obs(const struct obs *h, const struct obs *e)
 	SAME(magic2, "%#x");
 	SAME(xfeat, "%#lx");
 	SAME(bv_fpsse, "%#lx");
+	SAME(pkru_in_bv, "%d");
+	cr_expect(!memcmp(h->sw, e->sw, sizeof(h->sw)),
+		  "the sw bytes differ (xfeatures host %#lx engine %#lx)",
+		  h->xfeat, e->xfeat);
+	cr_expect(!memcmp(h->hdr, e->hdr, sizeof(h->hdr)),
+		  "the XSAVE headers differ: XSTATE_BV host %#lx engine %#lx, "
+		  "XCOMP_BV host %#lx engine %#lx",
+		  rd64(h->hdr), rd64(e->hdr), rd64(h->hdr + 8), rd64(e->hdr + 8));
 	SAME(fp_align, "%ld");
 	SAME(q_ret, "%d");
 	SAME(q_flags, "%#x");
@@ -294,6 +325,26 @@ static void compare_after(const struct after *h, const struct after *e)
 	SAME(q_size, "%zu");
 }
 
+/*
+ * PKRU: where XCR0 has it the frame marks it in XSTATE_BV and holds the
+ * interrupted code's value at its CPUID offset; sigreturn gives it back.
+ */
+static void check_pkru(const struct record *r, const char *who)
+{
+	const struct obs *o = &r->o[0];
+
+	cr_expect_eq(o->pkru_in_bv, t_have_pkru, "%s: PKRU in XSTATE_BV: %d",
+		     who, o->pkru_in_bv);
+	if (!t_have_pkru)
+		return;
+	cr_expect_eq(o->pkru, r->a.pkru_before,
+		     "%s: frame PKRU %#x, interrupted code's %#x", who, o->pkru,
+		     r->a.pkru_before);
+	cr_expect_eq(r->a.pkru_after, r->a.pkru_before,
+		     "%s: PKRU after sigreturn %#x, before %#x", who,
+		     r->a.pkru_after, r->a.pkru_before);
+}
+
 /* Run sc both ways; rec holds the engine's record, *host the host's. */
 static void run_both(const struct scen *sc, struct record *host)
 {
@@ -305,8 +356,18 @@ static void run_both(const struct scen *sc, struct record *host)
 			     0);
 	cr_assert_eq(host->n, 1, "host: %d handler runs", host->n);
 	cr_assert_eq(rec.n, 1, "engine: %d handler runs", rec.n);
+	/*
+	 * No altstack in the body: the host's frame would say what this
+	 * process had before it ever called sigaltstack, but t_run_host had
+	 * to disable the altstack an earlier engine run gave this thread
+	 * (raw SS_DISABLE).  What the process had at start stands in.
+	 */
+	if (!sc->alt)
+		host->o[0].ss_flags = t_host_fresh_ss_flags;
 	compare_obs(&host->o[0], &rec.o[0]);
 	compare_after(&host->a, &rec.a);
+	check_pkru(host, "host");
+	check_pkru(&rec, "engine");
 }
 
 /* The values Linux documents, checked on the engine's record. */
@@ -333,6 +394,10 @@ static void expect_common(const struct record *r, int code)
 	cr_expect_eq(o->magic2, FP_MAGIC2);
 	cr_expect_eq(o->ext, o->xsize + 4);
 	cr_expect_eq(o->bv_fpsse, 3);
+	/* The sizes and the live components of this machine (CPUID). */
+	cr_expect_eq(o->xsize, t_xstate_size());
+	cr_expect_eq(rd64(o->hdr), 3 | (t_have_pkru ? 1ull << 9 : 0),
+		     "XSTATE_BV %#lx", rd64(o->hdr));
 	cr_expect_eq(r->a.ret, 0);
 }
 
@@ -355,9 +420,13 @@ Test(sig_diff, frame_siginfo_and_placement)
 
 		run_both(&sc, &host);
 		expect_common(&rec, SI_TKILL);
-		/* No altstack: reported disabled, as in the kernel. */
+		/*
+		 * No altstack ever set: the frame has the raw flags of a
+		 * fresh program image (0), sigaltstack() computes
+		 * SS_DISABLE, as in the kernel.
+		 */
 		cr_expect_eq(rec.o[0].ss_sp, -1);
-		cr_expect_eq(rec.o[0].ss_flags, SS_DISABLE);
+		cr_expect_eq(rec.o[0].ss_flags, 0);
 		cr_expect_eq(rec.o[0].q_flags, SS_DISABLE);
 		cr_expect_eq(rec.o[0].uc_sigmask, sc.premask);
 		cr_expect_eq(rec.o[0].mask_in,
@@ -380,6 +449,103 @@ Test(sig_diff, si_code_user_and_queue)
 	run_both(&q, &host);
 	expect_common(&rec, SI_QUEUE);
 	cr_expect_eq(rec.o[0].value, 0x5eed1 + 32);
+}
+
+/*
+ * The FP area's header, host against engine: the software-reserved bytes
+ * (magic1, extended_size, xfeatures, xstate_size, zero padding), the
+ * XSAVE header (XSTATE_BV with PKRU where XCR0 has it, XCOMP_BV and the
+ * reserved bytes zero), MAGIC2 and PKRU's value (run_both compares all
+ * of them for every raise; this one logs them).
+ */
+Test(sig_diff, fp_header_and_pkru)
+{
+	struct record host;
+	struct scen sc = { .how = TKILL, .fpctl = true };
+	const struct obs *h = &host.o[0], *e;
+
+	run_both(&sc, &host);
+	expect_common(&rec, SI_TKILL);
+	e = &rec.o[0];
+	cr_log_info("host:   XSTATE_BV %#lx xfeatures %#lx xstate_size %u "
+		    "PKRU %s %#x", rd64(h->hdr), h->xfeat, h->xsize,
+		    h->pkru_in_bv ? "in use" : "absent", h->pkru);
+	cr_log_info("engine: XSTATE_BV %#lx xfeatures %#lx xstate_size %u "
+		    "PKRU %s %#x", rd64(e->hdr), e->xfeat, e->xsize,
+		    e->pkru_in_bv ? "in use" : "absent", e->pkru);
+	for (int i = 8; i < 64; i++)
+		cr_expect_eq(e->hdr[i], 0, "XSAVE header byte %d", i);
+	for (int i = 20; i < 48; i++)
+		cr_expect_eq(e->sw[i], 0, "sw byte %d", i);
+}
+
+/* ---- rt_sigreturn takes PKRU from the frame ---- */
+
+/* Key 15: not key 0, and no space of these tests gets it. */
+#define PKRU_TEST_BITS (3u << 30)
+
+static struct {
+	int how; /* 0: flip key 15's bits, 1: PKRU out of XSTATE_BV */
+	uint32_t before, in_frame, after;
+} pk;
+
+static void h_pkru(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	unsigned char *fp = (unsigned char *)uc->uc_mcontext.fpregs;
+
+	(void)sig;
+	(void)si;
+	pk.in_frame = rd32(fp + t_pkru_off);
+	if (pk.how == 0)
+		put32(fp + t_pkru_off, pk.in_frame ^ PKRU_TEST_BITS);
+	else
+		put64(fp + 512, rd64(fp + 512) & ~(1ull << 9));
+}
+
+static void body_pkru(struct t_run *r)
+{
+	(void)r;
+	t_install(SIG_A, h_pkru, 0, 0);
+	pk.before = t_rdpkru();
+	t_raise(SIG_A);
+	pk.after = t_rdpkru();
+	t_wrpkru(pk.before);
+}
+
+static void check_pkru_sigreturn(int how)
+{
+	uint32_t hb, ha, hf;
+
+	pk.how = how;
+	t_run_host(body_pkru, NULL);
+	hb = pk.before;
+	ha = pk.after;
+	hf = pk.in_frame;
+	t_assert_status_exit(t_run_engine(body_pkru, NULL, NULL, NULL), 0);
+	cr_expect_eq(hf, hb, "host: frame PKRU %#x, before %#x", hf, hb);
+	cr_expect_eq(pk.in_frame, pk.before, "engine: frame PKRU %#x, before "
+		     "%#x", pk.in_frame, pk.before);
+	if (how == 0) {
+		cr_expect_eq(ha, hb ^ PKRU_TEST_BITS, "host: PKRU after %#x", ha);
+		cr_expect_eq(pk.after, pk.before ^ PKRU_TEST_BITS,
+			     "engine: PKRU after %#x, before %#x", pk.after,
+			     pk.before);
+	} else {
+		/* XRSTOR initialises it: 0, every key open (the engine keeps
+		 * key 0 and its space's key as the guest had them: open). */
+		cr_expect_eq(ha, 0, "host: PKRU after %#x", ha);
+		cr_expect_eq(pk.after, 0, "engine: PKRU after %#x", pk.after);
+	}
+}
+
+Test(sig_diff, sigreturn_takes_pkru)
+{
+	if (!t_have_pkru)
+		cr_skip_test("no PKRU in XSAVE here (CPUID 7:ECX.OSPKE and XCR0 "
+			     "bit 9 both needed)");
+	check_pkru_sigreturn(0);
+	check_pkru_sigreturn(1);
 }
 
 Test(sig_diff, fp_state_fresh_in_handler)
@@ -940,16 +1106,6 @@ static const char *const corrupt_name[] = {
 _Static_assert(sizeof(corrupt_name) / sizeof(corrupt_name[0]) == C_NR,
 	       "names");
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4);
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
 static void h_corrupt(int sig, siginfo_t *si, void *ucv)
 {
 	ucontext_t *uc = ucv;
@@ -1493,7 +1649,23 @@ static void body_overflow(struct t_run *r)
 	ops->exit(1);
 }
 
-static void check_overflow(size_t size, int want_depth)
+/*
+ * Does the first frame fit on a fresh altstack of size bytes?  The
+ * kernel's placement from the top (no red zone there): the FP area, then
+ * the frame below it, which must stay above the altstack's base.  The FP
+ * area's size comes from CPUID.
+ */
+static bool first_frame_fits(size_t size)
+{
+	uint64_t base = 1ull << 32, top = base + size;
+	uint64_t fp = (top - t_fpu_frame_size()) & ~63ull;
+	uint64_t frame = ((fp - 440) & ~15ull) - 8;
+
+	return frame > base;
+}
+
+/* want_depth < 0: only host and engine compared.  The host's depth. */
+static int check_overflow(size_t size, int want_depth)
 {
 	int host, eng, dh;
 
@@ -1507,20 +1679,41 @@ static void check_overflow(size_t size, int want_depth)
 	t_assert_status_sig(eng, SIGSEGV);
 	cr_expect_eq(*depth_seen, dh, "depth: host %d engine %d", dh,
 		     *depth_seen);
-	if (want_depth)
-		cr_expect_eq(dh, want_depth);
+	if (want_depth >= 0)
+		cr_expect_eq(dh, want_depth, "host depth %d, %d expected from "
+			     "a %u-byte FP area", dh, want_depth,
+			     t_fpu_frame_size());
 	munmap((void *)depth_seen, 4096);
+	return dh;
 }
 
 Test(sig_diff, altstack_overflow_nested)
 {
-	check_overflow(16384, 0);
+	check_overflow(16384, -1);
 }
 
 Test(sig_diff, altstack_overflow_tiny)
 {
-	/* One frame fits in MINSIGSTKSZ, the nested one does not. */
-	check_overflow(K_MINSIGSTKSZ, 1);
+	/*
+	 * The kernel's MINSIGSTKSZ (2048): whether one frame fits depends on
+	 * the XSAVE size (not with AVX-512 or PKRU); two never do, the
+	 * handler's own stack comes between them.
+	 */
+	check_overflow(K_MINSIGSTKSZ, first_frame_fits(K_MINSIGSTKSZ) ? 1 : 0);
+}
+
+Test(sig_diff, altstack_overflow_minsigstksz)
+{
+	/* The kernel's AT_MINSIGSTKSZ promises room for one frame. */
+	size_t min = getauxval(AT_MINSIGSTKSZ);
+
+	if (!min)
+		cr_skip_test("the kernel gives no AT_MINSIGSTKSZ");
+	if (min < K_MINSIGSTKSZ)
+		min = K_MINSIGSTKSZ;
+	cr_expect(first_frame_fits(min), "AT_MINSIGSTKSZ %zu, FP area %u", min,
+		  t_fpu_frame_size());
+	cr_expect_geq(check_overflow(min, -1), 1);
 }
 
 /* ---- default actions ---- */

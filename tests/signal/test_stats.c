@@ -18,12 +18,14 @@ TestSuite(sig_stats, .init = t_skip_if_unavailable, .timeout = 60);
  * Per-access mode: every field is its own checked access, a window of
  * two switches.  The frame: uc_flags, uc_link, the three uc_stack fields,
  * pretcode, 27 sigcontext fields, uc_sigmask, siginfo (SA_SIGINFO only),
- * the FP image and MAGIC2: 37 writes.  rt_sigreturn: uc_sigmask,
- * uc_flags, 19 sigcontext fields, the FP image, MAGIC2, the XSAVE header,
- * three uc_stack fields: 27 reads.  Plus the lock on each syscall's entry
- * and the unlock on its exit.
+ * the FP image, PKRU where XCR0 has it (machine-dependent: from CPUID)
+ * and MAGIC2: 37 or 38 writes.  rt_sigreturn: uc_sigmask, uc_flags, 19
+ * sigcontext fields, the FP area's sw bytes, MAGIC2, the XRSTOR of the
+ * image (with PKRU read in the same window), three uc_stack fields: 27
+ * reads.  Plus the lock on each syscall's entry and the unlock on its
+ * exit.
  */
-#define PA_WRITES_SIGINFO 37
+#define PA_WRITES_SIGINFO (37 + (t_have_pkru ? 1 : 0))
 #define PA_READS 27
 #define PA_SWITCHES(writes) (2 + 2 * (writes) + 2 + 2 * PA_READS)
 

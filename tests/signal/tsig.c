@@ -3,6 +3,7 @@
  * The two ways to run a body of the signal suites: on the host under
  * real signals, or as guest code of an engine task.
  */
+#include <cpuid.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -20,6 +21,98 @@ struct t_regs t_landed;
 uint64_t t_redir_save[2];
 const struct t_ops *ops;
 struct t_run *t_cur;
+
+unsigned char t_have_xsave;
+bool t_have_pkru;
+uint32_t t_pkru_off;
+int t_host_fresh_ss_flags;
+
+static uint64_t xcr0(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+uint32_t t_xstate_size(void)
+{
+	unsigned int a, b, c, d;
+	uint64_t feat;
+	uint32_t size = 576;
+
+	if (!t_have_xsave)
+		return 512;
+	feat = xcr0() & ~(1ull << 18);
+	for (int i = 2; i < 63; i++) {
+		if (!(feat & (1ull << i)))
+			continue;
+		__cpuid_count(0xd, i, a, b, c, d);
+		if (!(c & 1) && a + b > size)
+			size = a + b;
+	}
+	return size;
+}
+
+uint32_t t_fpu_frame_size(void)
+{
+	return t_have_xsave ? t_xstate_size() + 4 : 512;
+}
+
+uint32_t t_rdpkru(void)
+{
+	uint32_t eax, edx;
+
+	if (!t_have_pkru)
+		return 0;
+	asm volatile(".byte 0x0f, 0x01, 0xee" : "=a"(eax), "=d"(edx) : "c"(0));
+	return eax;
+}
+
+void t_wrpkru(uint32_t v)
+{
+	if (t_have_pkru)
+		asm volatile(".byte 0x0f, 0x01, 0xef"
+			     :
+			     : "a"(v), "c"(0), "d"(0)
+			     : "memory");
+}
+
+static void fresh_handler(int sig, siginfo_t *si, void *ucv)
+{
+	(void)sig;
+	(void)si;
+	t_host_fresh_ss_flags = ((ucontext_t *)ucv)->uc_stack.ss_flags;
+}
+
+/* Before anything in the process sets an altstack or a handler. */
+__attribute__((constructor)) static void tsig_machine(void)
+{
+	unsigned int a, b, c, d;
+	struct sigaction sa, old;
+	sigset_t usr2, mask;
+
+	__cpuid(1, a, b, c, d);
+	t_have_xsave = (c >> 27) & 1;
+	if (t_have_xsave && __get_cpuid_max(0, NULL) >= 7) {
+		__cpuid_count(7, 0, a, b, c, d);
+		t_have_pkru = (c & (1u << 4)) && (xcr0() & (1u << 9));
+	}
+	if (t_have_pkru) {
+		__cpuid_count(0xd, 9, a, b, c, d);
+		t_pkru_off = b;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fresh_handler;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR2, &sa, &old);
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	sigprocmask(SIG_UNBLOCK, &usr2, &mask);
+	raise(SIGUSR2);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	sigaction(SIGUSR2, &old, NULL);
+}
 
 /* The ids a raise names: this thread or this task. */
 static pid_t run_pid, run_tid;

@@ -97,6 +97,28 @@ void t_set_fpctl(uint32_t mxcsr, uint16_t fcw);
 uint32_t t_get_mxcsr(void);
 uint16_t t_get_fcw(void);
 
+/* ---- what depends on the machine (tsig.c, from CPUID at start) ---- */
+
+/* CPUID.1:ECX.OSXSAVE: frames carry XSAVE images. */
+extern unsigned char t_have_xsave;
+/* PKRU is in XCR0 and the OS enabled protection keys (OSPKE). */
+extern bool t_have_pkru;
+/* PKRU's offset in a standard-format image (CPUID 0xD sub-leaf 9). */
+extern uint32_t t_pkru_off;
+/* The standard-format XSAVE size the kernel gives a frame: the end of the
+ * last user feature of XCR0, AMX tile data excluded (it needs a permit). */
+uint32_t t_xstate_size(void);
+/* Bytes of FP area a frame takes (with MAGIC2). */
+uint32_t t_fpu_frame_size(void);
+uint32_t t_rdpkru(void);
+void t_wrpkru(uint32_t v);
+/*
+ * uc_stack.ss_flags in a frame of this process before it ever called
+ * sigaltstack (measured in a constructor): 0 when no ancestor set an
+ * altstack, what a fresh program image has.
+ */
+extern int t_host_fresh_ss_flags;
+
 /* ---- the two ways to run ---- */
 
 struct t_ops {

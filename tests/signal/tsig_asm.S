@@ -74,6 +74,44 @@ t_tramp:
 	jmp	*(%rax,%rdi,8)
 	.size	t_tramp, . - t_tramp
 
+/*
+ * Put every XSAVE component but x87, SSE and PKRU in its init state.
+ * The kernel's frame marks in XSTATE_BV each component in use (XINUSE)
+ * when the signal comes, and glibc's string functions leave AVX-512 state
+ * in use; at a syscall boundary that state is dead (the ABI: a call), and
+ * the engine's frames mark only what is live.  Clearing it before the
+ * syscall makes the two frames comparable bit for bit.  An XRSTOR of a
+ * zero header initialises the components it is asked for; MXCSR, which
+ * it also loads when AVX is asked for, is stored into the image first.
+ * Preserves every register (the stubs keep arguments and the return
+ * address in them).
+ */
+	.type	t_vec_init, @function
+	.p2align 4
+t_vec_init:
+	cmpb	$0, t_have_xsave(%rip)
+	je	1f
+	pushq	%rax
+	pushq	%rcx
+	pushq	%rdx
+	xorl	%ecx, %ecx
+	xgetbv
+	/* Not x87, SSE, PKRU; not the AMX tiles (XFD may forbid them). */
+	andl	$~0x60203, %eax
+	stmxcsr	t_init_img+24(%rip)
+	xrstor64 t_init_img(%rip)
+	popq	%rdx
+	popq	%rcx
+	popq	%rax
+1:	ret
+	.size	t_vec_init, . - t_vec_init
+
+	.bss
+	.p2align 6
+t_init_img:
+	.zero	1024
+	.text
+
 /* ---- host stubs: raw syscalls, -errno on error ---- */
 
 /* long t_host_tgkill(long tgid, long tid, long sig) */
@@ -82,6 +120,7 @@ t_tramp:
 	.p2align 4
 t_host_tgkill:
 	popq	%r9
+	call	t_vec_init
 	movl	$234, %eax
 	syscall
 	pushq	%r9
@@ -94,6 +133,7 @@ t_host_tgkill:
 	.p2align 4
 t_host_tgkill_df:
 	popq	%r9
+	call	t_vec_init
 	movl	$234, %eax
 	std
 	syscall
@@ -108,6 +148,7 @@ t_host_tgkill_df:
 	.p2align 4
 t_host_sigqueue:
 	popq	%r9
+	call	t_vec_init
 	movq	%rcx, %r10
 	movl	$297, %eax			/* rt_tgsigqueueinfo */
 	syscall
@@ -121,6 +162,7 @@ t_host_sigqueue:
 	.p2align 4
 t_host_kill:
 	popq	%r9
+	call	t_vec_init
 	movl	$62, %eax
 	syscall
 	pushq	%r9
@@ -134,6 +176,7 @@ t_host_kill:
 	.p2align 4
 t_eng_tgkill:
 	popq	%r9
+	call	t_vec_init
 	movq	%rdx, %rcx
 	movq	%rsi, %rdx
 	movq	%rdi, %rsi
@@ -148,6 +191,7 @@ t_eng_tgkill:
 	.p2align 4
 t_eng_tgkill_df:
 	popq	%r9
+	call	t_vec_init
 	movq	%rdx, %rcx
 	movq	%rsi, %rdx
 	movq	%rdi, %rsi
@@ -166,6 +210,7 @@ t_eng_tgkill_df:
 	.p2align 4
 t_eng_sigqueue:
 	popq	%r9
+	call	t_vec_init
 	movl	$UA_NR_rt_sigqueueinfo, %edi
 	call	ua__syscall@PLT
 	pushq	%r9
@@ -177,6 +222,7 @@ t_eng_sigqueue:
 	.p2align 4
 t_eng_kill:
 	popq	%r9
+	call	t_vec_init
 	movq	%rsi, %rdx
 	movq	%rdi, %rsi
 	movl	$UA_NR_kill, %edi
