@@ -20,5 +20,6 @@
 #include <uaccess/protect.h>
 #include <uaccess/task.h>
 #include <uaccess/signal.h>
+#include <uaccess/linux.h>
 
 #endif /* UACCESS_H */

@@ -31,10 +31,14 @@ enum ua_protect {
  * @protect: protection backend, UA_PROTECT_AUTO by default
  * @guard_size: bytes of never-mapped guard gap after the limit; 0 picks
  *	the default (64 KiB), other values are rounded up to a page
+ * @addr: page-aligned address the space must start at, or NULL for
+ *	anywhere; a range already in use fails with EEXIST (programs linked
+ *	at a fixed address need their space there)
  */
 struct ua_space_opts {
 	enum ua_protect protect;
 	size_t guard_size;
+	void *addr;
 };
 
 /** UA_SPACE_DEFAULT_GUARD - guard gap after a space's limit, in bytes */
@@ -105,6 +109,19 @@ UA_EXPORT void *ua_space_limit(const struct ua_space *sp);
  * (overlaps an existing mapping), ENOMEM (no room / no memory).
  */
 UA_EXPORT void *ua_map(struct ua_space *sp, void *addr, size_t len, int prot);
+
+/**
+ * ua_mprotect() - change the guest protection of mapped pages of a space
+ * @sp: the space
+ * @addr: page-aligned address inside the space
+ * @len: bytes, rounded up to a page; every page must be mapped
+ * @prot: PROT_READ, PROT_WRITE, PROT_EXEC combination
+ *
+ * Return: 0, -EINVAL (unaligned, bad prot), -ERANGE (outside the space),
+ * -ENOMEM (a page of the range is not mapped, as mprotect(2) says).
+ */
+UA_EXPORT int ua_mprotect(struct ua_space *sp, void *addr, size_t len,
+			  int prot);
 
 /**
  * ua_unmap() - unmap part of a space

@@ -38,16 +38,31 @@ enum ua_frame_mode {
 	UA_FRAME_PER_ACCESS,    /* one checked accessor per field */
 };
 
+/** enum ua_trap - how a guest's own `syscall` instructions reach the monitor */
+enum ua_trap {
+	UA_TRAP_DEFAULT = 0, /* UA_TRAP from the environment, else sud */
+	UA_TRAP_SUD,         /* Syscall User Dispatch: exact, one host signal */
+	UA_TRAP_REWRITE,     /* rewriting trapped sites: not implemented yet */
+};
+
 /**
  * struct ua_task_opts - options for ua_task_create()
  * @stack_size: bytes of guest stack, rounded up to a page; 0 picks
  *	UA_TASK_DEFAULT_STACK.  A guard page below it is left unmapped.
  * @frame_mode: signal frame mode; UA_FRAME_DEFAULT reads UA_FRAME_MODE
  *	("block" or "per-access") and falls back to block
+ * @trap_syscalls: a `syscall` instruction executed by guest code enters
+ *	the monitor like ua__syscall(), with the Linux register convention
+ *	(rax number; rdi rsi rdx r10 r8 r9), and is served by the Linux
+ *	syscall table (see uaccess/linux.h).  ua_task_exec() always sets it.
+ * @trap: the mechanism; UA_TRAP_DEFAULT reads UA_TRAP ("sud" or
+ *	"rewrite") and falls back to sud
  */
 struct ua_task_opts {
 	size_t stack_size;
 	enum ua_frame_mode frame_mode;
+	bool trap_syscalls;
+	enum ua_trap trap;
 };
 
 #define UA_TASK_DEFAULT_STACK ((size_t)256 << 10)
@@ -107,6 +122,12 @@ UA_EXPORT int ua_set_interrupt_signal(int sig);
  * there is none (not chosen, or in use by the program).
  */
 UA_EXPORT int ua_interrupt_signal(void);
+
+/**
+ * ua_task_signals_delivered() - handlers the signal engine has started in
+ * @t (frames built), for statistics
+ */
+UA_EXPORT unsigned long ua_task_signals_delivered(const struct ua_task *t);
 
 /** ua_task_destroy() - free a task that is not running; NULL is fine */
 UA_EXPORT void ua_task_destroy(struct ua_task *t);

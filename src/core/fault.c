@@ -430,12 +430,18 @@ static __attribute__((noinline)) void fault_handler_body(int sig,
  * no locals, and no ASan frame setup (it poisons the frame's shadow with
  * 8-byte stores at RSP/8, which AC turns into SIGBUS).
  */
-__attribute__((no_sanitize_address)) static void
-fault_handler(int sig, siginfo_t *info, void *uc)
+UA_HIDDEN __attribute__((no_sanitize_address)) void
+ua__fault_handler(int sig, siginfo_t *info, void *uc);
+__attribute__((no_sanitize_address)) void
+ua__fault_handler(int sig, siginfo_t *info, void *uc)
 {
 	clear_ac();
 	fault_handler_body(sig, info, uc);
 }
+
+#if defined(__x86_64__)
+UA_HIDDEN void ua__fault_entry(int sig, siginfo_t *info, void *uc);
+#endif
 
 int ua__fault_install(void)
 {
@@ -445,7 +451,12 @@ int ua__fault_install(void)
 	/* backtrace() loads libgcc on first use: do it now, not in a fault. */
 	backtrace(&frame, 1);
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = fault_handler;
+#if defined(__x86_64__)
+	/* Through the stub that gives the monitor its FS base back (trap.S). */
+	sa.sa_sigaction = ua__fault_entry;
+#else
+	sa.sa_sigaction = ua__fault_handler;
+#endif
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 #if !UA_ARCH_HAS_INLINE_ACCESSORS && !UA_CAN_REDIRECT
 	/* Recovery longjmps out of the handler: leave nothing blocked. */

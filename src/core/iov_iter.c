@@ -54,7 +54,13 @@ long ua_import_iovec(struct ua_iov_iter *i, int dir, const struct iovec *uvec,
 
 		if (len > (size_t)SSIZE_MAX - total)
 			len = (size_t)SSIZE_MAX - total;
-		if (!ua_access_ok(v[k].iov_base, len)) {
+		/*
+		 * An empty segment at NULL is a user address to the kernel's
+		 * access_ok() (musl's stdio writes one); a monitor pointer
+		 * stays refused, empty or not.
+		 */
+		if (!ua_access_ok(v[k].iov_base, len) &&
+		    (len || v[k].iov_base)) {
 			ua__debug_refused(dir == UA_ITER_SOURCE ? UA_WIN_READ :
 								  UA_WIN_WRITE,
 					  v[k].iov_base, len);

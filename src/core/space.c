@@ -23,6 +23,8 @@ static int opts_check(const struct ua_space_opts *opts)
 		return -EINVAL;
 	if (opts->guard_size > ((size_t)1 << 40))
 		return -EINVAL;
+	if ((uintptr_t)opts->addr & 4095)
+		return -EINVAL;
 	return 0;
 }
 
@@ -49,11 +51,19 @@ struct ua_space *ua_space_create(size_t size, const struct ua_space_opts *opts)
 	sp->size = ua__page_up(size);
 	sp->guard = opts && opts->guard_size ? ua__page_up(opts->guard_size) :
 					       UA_SPACE_DEFAULT_GUARD;
-	base = mmap(NULL, sp->size + sp->guard, PROT_NONE, RESERVE_FLAGS, -1,
-		    0);
-	err = -ENOMEM;
+	base = mmap(opts ? opts->addr : NULL, sp->size + sp->guard, PROT_NONE,
+		    RESERVE_FLAGS |
+			    (opts && opts->addr ? MAP_FIXED_NOREPLACE : 0),
+		    -1, 0);
+	err = base == MAP_FAILED && errno == EEXIST ? -EEXIST : -ENOMEM;
 	if (base == MAP_FAILED)
 		goto free_sp;
+	/* Kernels before 4.17 take the flag for a hint. */
+	if (opts && opts->addr && base != opts->addr) {
+		munmap(base, sp->size + sp->guard);
+		err = -EEXIST;
+		goto free_sp;
+	}
 	sp->base = (uintptr_t)base;
 	sp->limit = sp->base + sp->size;
 	sp->pkey = -1;
@@ -332,6 +342,19 @@ int ua__space_prot_at(struct ua_space *sp, uintptr_t addr)
 	return prot;
 }
 
+/* Is [lo, hi) covered by mappings without a hole? */
+static bool maps_cover(const struct ua_space *sp, uintptr_t lo, uintptr_t hi)
+{
+	size_t i = maps_find(sp, lo);
+
+	for (; i < sp->nmaps && lo < hi; i++) {
+		if (sp->maps[i].start > lo)
+			return false;
+		lo = sp->maps[i].end;
+	}
+	return lo >= hi;
+}
+
 /* Drop [lo, hi) from the mapping list, splitting mappings that straddle. */
 static int maps_remove(struct ua_space *sp, uintptr_t lo, uintptr_t hi)
 {
@@ -379,6 +402,39 @@ int ua_unmap(struct ua_space *sp, void *addr, size_t len)
 	if (!err && mmap(addr, len, PROT_NONE, RESERVE_FLAGS | MAP_FIXED, -1,
 			 0) == MAP_FAILED)
 		err = -ENOMEM;
+	ua__space_unlock(sp);
+	return err;
+}
+
+int ua_mprotect(struct ua_space *sp, void *addr, size_t len, int prot)
+{
+	uintptr_t a = (uintptr_t)addr;
+	int err, host;
+
+	if (!sp || (a & (ua__pagesz - 1)) ||
+	    (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)))
+		return -EINVAL;
+	if (!len)
+		return 0;
+	len = ua__page_up(len);
+	if (a < sp->base || a > sp->limit || len > sp->limit - a)
+		return -ERANGE;
+	ua__space_lock(sp);
+	err = -ENOMEM;
+	if (!maps_cover(sp, a, a + len) || maps_reserve(sp, 2))
+		goto out;
+	/* Reserved first: removing and inserting cannot fail half-way. */
+	err = maps_remove(sp, a, a + len);
+	if (err)
+		goto out;
+	maps_insert(sp, maps_find(sp, a),
+		    (struct ua_mapping){ a, a + len, prot });
+	host = sp->ops->map_prot(sp, prot);
+	if (sp->pkey >= 0)
+		err = pkey_mprotect(addr, len, host, sp->pkey) ? -errno : 0;
+	else
+		err = mprotect(addr, len, host) ? -errno : 0;
+out:
 	ua__space_unlock(sp);
 	return err;
 }

@@ -54,9 +54,16 @@ static void close_window(void)
  * Re-issue the interrupted syscall after the handler: resume at the
  * ua__syscall entry with RSP back on the return address, which is still
  * in place just below the saved RSP, and the saved argument registers.
+ * A trapped `syscall` instruction is re-executed as the kernel does it:
+ * RIP back over the 2-byte instruction, the number back in RAX.
  */
-static void restart_syscall(struct ua_pt_regs *r)
+static void restart_syscall(struct ua_task *t, struct ua_pt_regs *r)
 {
+	if (t->trap_entry) {
+		r->rip -= 2;
+		r->rax = r->orig_rax;
+		return;
+	}
 	r->rip = (uint64_t)ua__syscall;
 	r->rsp -= 8;
 }
@@ -67,7 +74,7 @@ static bool in_syscall(const struct ua_pt_regs *r)
 }
 
 /* handle_signal()'s restart rules when a handler is about to run. */
-static void restart_for_handler(struct ua_pt_regs *r,
+static void restart_for_handler(struct ua_task *t, struct ua_pt_regs *r,
 				const struct ua_ksigaction *ka)
 {
 	if (!in_syscall(r))
@@ -84,7 +91,7 @@ static void restart_for_handler(struct ua_pt_regs *r,
 		}
 		/* fallthrough */
 	case -ERESTARTNOINTR:
-		restart_syscall(r);
+		restart_syscall(t, r);
 		break;
 	}
 	r->orig_rax = (uint64_t)-1;
@@ -200,12 +207,13 @@ void ua__sig_exit_work(struct ua_task *t)
 		}
 		/* A frame built earlier in this loop: its window closes now. */
 		close_window();
-		restart_for_handler(r, ka);
+		restart_for_handler(t, r, ka);
 		if (ua__setup_rt_frame(t, sig, &info, ka)) {
 			ua__force_sigsegv(t, sig);
 			continue;
 		}
 		signal_delivered(t, sig, ka);
+		t->nr_signals++;
 		handled = true;
 	}
 	if (handled)
@@ -214,11 +222,11 @@ void ua__sig_exit_work(struct ua_task *t)
 	if (in_syscall(r) && ((long)r->rax == -ERESTARTNOHAND ||
 			      (long)r->rax == -ERESTARTSYS ||
 			      (long)r->rax == -ERESTARTNOINTR))
-		restart_syscall(r);
+		restart_syscall(t, r);
 	/* The kernel's restart_syscall: the number register says which. */
 	if (in_syscall(r) && (long)r->rax == -ERESTART_RESTARTBLOCK) {
 		r->rdi = UA_NR_restart_syscall;
-		restart_syscall(r);
+		restart_syscall(t, r);
 	}
 	r->orig_rax = (uint64_t)-1;
 	if (s->restore_mask) {

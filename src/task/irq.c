@@ -84,8 +84,11 @@ static __attribute__((noinline)) void irq_body(ucontext_t *uc)
  * before anything that could make an unaligned access, below the red
  * zone of the interrupted code.
  */
-__attribute__((no_sanitize_address)) static void
-irq_handler(int sig, siginfo_t *info, void *uc)
+UA_HIDDEN void ua__irq_entry(int sig, siginfo_t *info, void *uc);
+
+/* Entered through ua__irq_entry (trap.S): the monitor's FS base first. */
+__attribute__((no_sanitize_address)) UA_HIDDEN void
+ua__irq_handler(int sig, siginfo_t *info, void *uc)
 {
 	int saved;
 
@@ -148,7 +151,7 @@ static void irq_install(void)
 		return;
 	}
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = irq_handler;
+	sa.sa_sigaction = ua__irq_entry;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
 	if (sigaction(sig, &sa, NULL)) {

@@ -19,6 +19,11 @@ int ua__syscall_register(unsigned int nr, ua_syscall_fn fn, int flags)
 	return 0;
 }
 
+ua_syscall_fn ua__syscall_fn(unsigned int nr)
+{
+	return nr < UA_NR_MAX ? table[nr] : NULL;
+}
+
 /*
  * Entered from ua__syscall on the monitor stack.  Returns the task when
  * guest code can resume by the fast path (RIP, RSP and RFLAGS as they were
@@ -35,6 +40,9 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	long ret;
 
 	ua__guest_task = NULL;
+	t->trap_entry = false;
+	/* A task that traps syscalls: the monitor's own must go through. */
+	t->tb.sel = UA_SUD_ALLOW;
 	ua__pkru_entry(t);
 	fn = nr < UA_NR_MAX ? table[nr] : NULL;
 	/*
@@ -72,6 +80,8 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	ua__protect_syscall_unlock(t->sp);
 	ua__pkru_exit(t);
 	ua__guest_task = t;
+	if (t->trap)
+		t->tb.sel = UA_SUD_BLOCK;
 	return t;
 }
 

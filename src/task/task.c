@@ -120,6 +120,7 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 						  UA_TASK_DEFAULT_STACK;
 	enum ua_frame_mode mode = opts ? opts->frame_mode : UA_FRAME_DEFAULT;
 	struct ua_task *t;
+	bool trap = false;
 	int err = -EOPNOTSUPP;
 
 #if !defined(__x86_64__)
@@ -131,6 +132,9 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 		goto fail;
 	if (mode == UA_FRAME_DEFAULT && (err = frame_mode_from_env(&mode)))
 		goto fail;
+	err = ua__trap_check(opts, &trap);
+	if (err)
+		goto fail;
 	err = -ENOMEM;
 	/* Also keeps the page rounding and the guard page from overflowing. */
 	if (stack >= sp->size)
@@ -140,6 +144,7 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 		goto fail;
 	t->sp = sp;
 	t->frame_mode = mode;
+	t->trap = trap;
 	t->xsave_ctx = ua__xstate_alloc();
 	t->xsave_ret = ua__xstate_alloc();
 	if (!t->xsave_ctx || !t->xsave_ret)
@@ -177,6 +182,8 @@ void ua_task_destroy(struct ua_task *t)
 		errno = EBUSY;
 		return;
 	}
+	if (t->lx_free)
+		t->lx_free(t);
 	if (ua__task_hooks && ua__task_hooks->destroy)
 		ua__task_hooks->destroy(t);
 	ua_unmap(t->sp, (char *)t->stack - ua__pagesz,
@@ -341,6 +348,16 @@ int ua_task_run(struct ua_task *t)
 	t->prev_space = ua_space_use(t->sp);
 	atomic_fetch_add(&t->sp->running, 1);
 	ua__cur_task = t;
+	err = ua__trap_run_begin(t);
+	if (err) {
+		ua__cur_task = NULL;
+		ua_space_use(t->prev_space);
+		atomic_fetch_sub(&t->sp->running, 1);
+		if (masked)
+			ua__fault_sigs_restore(&mask);
+		__atomic_store_n(&t->state, UA_TASK_NEW, __ATOMIC_RELEASE);
+		return err;
+	}
 	__atomic_store_n(&t->host_tid, gettid(), __ATOMIC_RELEASE);
 	/* Guest code may change the FP control words: the monitor's come back. */
 	asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(mxcsr), "=m"(fcw));
@@ -348,6 +365,7 @@ int ua_task_run(struct ua_task *t)
 	asan_enter(t, &fake);
 	status = ua__task_enter(t);
 	asan_leave(t, fake);
+	ua__trap_run_end(t);
 	/*
 	 * FLDCW waits for pending x87 exceptions: clear the guest's first, or
 	 * an exception it left pending and unmasked fires here (FNCLEX does
@@ -379,6 +397,11 @@ struct ua_space *ua_task_space(const struct ua_task *t)
 struct ua_task *ua_current_task(void)
 {
 	return ua__cur_task;
+}
+
+unsigned long ua_task_signals_delivered(const struct ua_task *t)
+{
+	return t->nr_signals;
 }
 
 struct ua_pt_regs *ua_task_regs(struct ua_task *t)
@@ -454,6 +477,9 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 		ua_protect_unlock(t->sp);
 	ua__pkru_exit(t);
 	ua__guest_task = t;
+	/* The guest's FS base and a blocking selector, after all C code. */
+	if (t->trap || t->own_fs)
+		ua__ret_to_guest_trap(&t->regs, &t->tb, exit_store_ok(t));
 	if (!exit_store_ok(t))
 		ua__ret_to_guest_iret(&t->regs);
 	ua__ret_to_guest(&t->regs);
@@ -543,6 +569,8 @@ void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
 	g[REG_EFL] &= ~(greg_t)(EFLAGS_AC | EFLAGS_TF | EFLAGS_DF);
 	g[REG_RDI] = (greg_t)t;
 	g[REG_RSI] = (greg_t)arg;
+	/* The entry stub keeps the monitor's FS base (trap.S). */
+	t->tb.resume_monitor = 1;
 }
 
 static bool guest_fault_hook(int sig, siginfo_t *info, ucontext_t *uc)
@@ -667,5 +695,6 @@ __attribute__((constructor)) static void task_init(void)
 	ua__guest_fault_hook = guest_fault_hook;
 	ua__guest_context_hook = ua__guest_context;
 	ua__have_sahf = cpu_has_sahf();
+	ua__trap_init();
 	ua__pkru_in_xstate = ua__cpu_pkru_in_xstate();
 }

@@ -24,6 +24,24 @@
 
 enum ua_task_state { UA_TASK_NEW, UA_TASK_RUNNING, UA_TASK_DEAD };
 
+/*
+ * What the signal entry stubs and the trap return path find through the
+ * GS base while a task with trapped syscalls runs (src/arch/x86_64/trap.S,
+ * offsets asserted in trap_sud.c): no monitor C code may run before the
+ * monitor's FS base is back, and %fs is not usable to find it.
+ */
+struct ua_trap_block {
+	uint64_t mon_fs;        /* the monitor thread's FS base */
+	uint64_t guest_fs;      /* the guest's (arch_prctl ARCH_SET_FS) */
+	struct ua_task *task;
+	uint8_t sel;            /* Syscall User Dispatch selector */
+	uint8_t resume_monitor; /* a handler redirected into the monitor */
+};
+
+/* Selector values (linux/prctl.h SYSCALL_DISPATCH_FILTER_*). */
+#define UA_SUD_ALLOW 0
+#define UA_SUD_BLOCK 1
+
 struct ua_task {
 	struct ua_pt_regs regs;  /* must stay first: entry.S */
 	uintptr_t mon_rsp;       /* monitor stack for syscalls */
@@ -69,6 +87,16 @@ struct ua_task {
 	void *hook_data;
 	struct ua_space *prev_space; /* the thread's current space before run */
 	void *sig;               /* the signal layer's per-task state */
+	/* Trapped syscalls (trap_sud.c): on, and this syscall came that way. */
+	bool trap;
+	bool trap_entry;
+	/* The guest owns its FS base (a loaded program): switched at entry. */
+	bool own_fs;
+	uint64_t saved_gs;       /* the thread's GS base before ua_task_run */
+	struct ua_trap_block tb;
+	unsigned long nr_signals; /* handlers started, for statistics */
+	void *lx;                /* the linux layer's per-task state */
+	void (*lx_free)(struct ua_task *t);
 	/*
 	 * Hosts with PKRU in XSAVE (ua__pkru_in_xstate): PKRU is user state
 	 * the kernel keeps per thread, so the guest has its own.  pkru is the
@@ -78,6 +106,27 @@ struct ua_task {
 	 */
 	uint32_t pkru, pkru_monitor;
 };
+
+/*
+ * The Linux syscall table trapped syscalls go to (src/linux/table.c): the
+ * one reference from this layer up, so that a static link that traps
+ * syscalls always has the table.
+ */
+UA_HIDDEN long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r);
+
+/* trap_sud.c */
+UA_HIDDEN int ua__trap_check(const struct ua_task_opts *opts, bool *on);
+UA_HIDDEN int ua__trap_run_begin(struct ua_task *t);
+UA_HIDDEN void ua__trap_run_end(struct ua_task *t);
+UA_HIDDEN void ua__trap_init(void);
+/* src/arch/x86_64/trap.S */
+UA_HIDDEN _Noreturn void ua__ret_to_guest_trap(struct ua_pt_regs *regs,
+					       struct ua_trap_block *tb,
+					       bool store_ok);
+UA_HIDDEN void ua__sud_entry(void);
+UA_HIDDEN void ua__sigsys_entry(int sig, siginfo_t *info, void *uc);
+extern UA_HIDDEN bool ua__have_fsgsbase;
+extern UA_HIDDEN uint8_t ua__fs_switching;
 
 /* What the signal layer plugs into the task layer. */
 struct ua_task_hooks {
@@ -95,6 +144,8 @@ struct ua_task_hooks {
 };
 
 typedef long (*ua_syscall_fn)(struct ua_task *t, struct ua_pt_regs *regs);
+/* The handler of one ua__syscall() number, for the linux layer. */
+UA_HIDDEN ua_syscall_fn ua__syscall_fn(unsigned int nr);
 
 UA_HIDDEN void ua__task_set_hooks(const struct ua_task_hooks *h);
 UA_HIDDEN int ua__syscall_register(unsigned int nr, ua_syscall_fn fn,

@@ -276,6 +276,19 @@ class Json(unittest.TestCase):
         self.assertIn(st["none"], ("met", "not met"))
         self.assertEqual(st["mprotect"], "reported")
 
+    def test_trap(self):
+        doc = self.json_of("trap", "--protect", "none", "-n", "50", "-r",
+                           "2")
+        m = methods(doc, "trap", "none")["getppid"]
+        self.assertEqual(m["getppid"]["counts"]["switches"], 0)
+        # Lock and unlock per trapped call, plus the task's first return
+        # to guest code and its exit.
+        for mode in ("sud block", "sud per-access"):
+            self.assertEqual(m[mode]["counts"]["switches"], 102)
+            self.assertEqual(m[mode]["counts"]["windows"], 0)
+        st = {r["target"]: r["status"] for r in doc["ratios"]}
+        self.assertEqual(st["trap_sud_vs_native"], "reported")
+
     def test_instructions(self):
         doc = self.json_of("null_syscall", "--protect", "none", "-n", "20",
                            "-r", "1")
@@ -449,7 +462,7 @@ class Usage(unittest.TestCase):
         r = run("--help")
         self.assertEqual(r.returncode, 0)
         for name in ("usercopy", "zero", "nofault", "signal1", "raise",
-                     "null_syscall", "report"):
+                     "null_syscall", "trap", "report"):
             self.assertIn(name, r.stdout)
         self.assertNotIn("_count", r.stdout)
         r = run("usercopy", "--help")

@@ -509,3 +509,19 @@ Test(iter, ubuf_bad_arguments)
 		     -EFAULT);
 	cr_assert_eq(ua_iov_iter_count(&it), 0);
 }
+
+/*
+ * An empty segment at NULL is accepted, as the kernel's access_ok(NULL, 0)
+ * does (musl's stdio writes one); the bytes go to the other segments.
+ */
+Test(iter, empty_null_segment)
+{
+	struct iovec *g = (struct iovec *)(env.buf + 2 * T_PG);
+	struct iovec two[2] = { { NULL, 0 }, { env.buf, 4 } };
+	struct ua_iov_iter it;
+
+	t_poke(g, two, sizeof(two));
+	cr_assert_eq(ua_import_iovec(&it, UA_ITER_DEST, g, 2), 4);
+	cr_assert_eq(ua_copy_to_iter("abcd", 4, &it), 4);
+	ua_iov_iter_release(&it);
+}

@@ -21,6 +21,7 @@ const struct bench_cmd *const bench_cmds[] = {
 	&bench_cmd_signal1,
 	&bench_cmd_raise,
 	&bench_cmd_null_syscall,
+	&bench_cmd_trap,
 	&bench_cmd_report,
 	NULL,
 };

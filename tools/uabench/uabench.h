@@ -123,6 +123,7 @@ extern const struct bench_cmd bench_cmd_nofault;
 extern const struct bench_cmd bench_cmd_signal1;
 extern const struct bench_cmd bench_cmd_raise;
 extern const struct bench_cmd bench_cmd_null_syscall;
+extern const struct bench_cmd bench_cmd_trap;
 extern const struct bench_cmd bench_cmd_report;
 
 /* The table of subcommands, NULL-terminated (main.c). */

@@ -328,6 +328,10 @@ ua__irq_reexit:
 	.cfi_undefined rip
 	movq	MON_RSP(%rdi), %rsp
 	cld
+	/* A trapping task's exit may have loaded the guest's FS base. */
+	movq	%rdi, %rbx
+	call	ua__mon_fs_restore
+	movq	%rbx, %rdi
 	call	ua__guest_irq
 	ud2
 	.cfi_endproc

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The linux layer: what makes a task the process of an unmodified static
+ * Linux program.  The syscall table by number (table.c), one file per
+ * family of calls (sys_*.c, each call written like the kernel's: every
+ * guest pointer through the accessors or an iov_iter), the descriptor
+ * table with the monitor-served devices (sys_file.c), the loader.
+ */
+#ifndef UA_LINUX_INTERNAL_H
+#define UA_LINUX_INTERNAL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#include <uaccess/linux.h>
+
+#include "../signal/signal_internal.h"
+
+#define LX_NR_MAX 512
+#define LX_NFDS 1024
+
+enum lx_file_kind {
+	LX_FD_FREE = 0,
+	LX_FD_HOST,    /* a host descriptor */
+	LX_FD_NULL,    /* /dev/null, served by the monitor */
+	LX_FD_ZERO,    /* /dev/zero, served by the monitor */
+};
+
+struct lx_file {
+	enum lx_file_kind kind;
+	int host;      /* LX_FD_HOST: the host descriptor */
+	int flags;     /* O_* status flags given at open (append, nonblock) */
+	bool cloexec;
+};
+
+struct lx_timer {
+	pthread_t thread;
+	bool started, stop;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct timespec expires; /* CLOCK_MONOTONIC; 0: disarmed */
+	struct timespec interval;
+};
+
+/* Per-task state of a loaded program. */
+struct lx_proc {
+	struct lx_file files[LX_NFDS];
+	uintptr_t brk_start, brk_cur, brk_mapped;
+	uintptr_t mmap_hint;      /* top-down placement starts below this */
+	uint64_t clear_child_tid;
+	int trace_fd;             /* -1: off */
+	unsigned long counts[LX_NR_MAX];
+	unsigned long other_count;
+	uint8_t unknown_named[LX_NR_MAX / 8];
+	struct lx_timer timer;
+	char execfn[4096];
+	char *iobuf;              /* LX_CHUNK bytes between host and guest */
+};
+
+#define LX_CHUNK (64 << 10)
+
+typedef long (*lx_fn)(struct ua_task *t, struct ua_pt_regs *r);
+
+/*
+ * One entry of the table.  args: one letter per argument for --trace:
+ * d signed, u unsigned, x hex, p pointer, s string, w write buffer (its
+ * length is the next argument), f descriptor, o open flags, - none.
+ */
+struct lx_call {
+	unsigned int nr;
+	const char *name;
+	lx_fn fn;
+	const char *args;
+};
+
+static inline struct lx_proc *lx_proc(struct ua_task *t)
+{
+	return t->lx;
+}
+
+/* Arguments in the Linux convention. */
+#define ARG1(r) ((r)->rdi)
+#define ARG2(r) ((r)->rsi)
+#define ARG3(r) ((r)->rdx)
+#define ARG4(r) ((r)->r10)
+#define ARG5(r) ((r)->r8)
+#define ARG6(r) ((r)->r9)
+
+/* loader.c */
+UA_HIDDEN struct lx_proc *ua__lx_proc_new(const char *execfn);
+UA_HIDDEN void ua__lx_free(struct ua_task *t);
+
+/* table.c */
+UA_HIDDEN void ua__lx_register(const struct lx_call *calls, size_t n);
+UA_HIDDEN const char *ua__lx_errno_name(int err);
+/* Run a ua__syscall() handler of the task/signal layers on Linux regs. */
+UA_HIDDEN long ua__lx_call_ua(struct ua_task *t, struct ua_pt_regs *r,
+			      unsigned int ua_nr);
+
+/* sys_file.c */
+UA_HIDDEN void ua__lx_files_init(struct lx_proc *p);
+UA_HIDDEN void ua__lx_files_close(struct lx_proc *p);
+UA_HIDDEN struct lx_file *ua__lx_file(struct ua_task *t, long fd);
+UA_HIDDEN long ua__lx_fstat(struct ua_task *t, struct ua_pt_regs *r);
+UA_HIDDEN int ua__lx_fd_install(struct lx_proc *p, int min,
+				struct lx_file f);
+
+/* sys_time.c */
+UA_HIDDEN void ua__lx_timer_stop(struct lx_proc *p);
+
+/* sys_mm.c */
+UA_HIDDEN long ua__lx_map_file(struct ua_task *t, uintptr_t addr,
+			       size_t len, int prot, int host_fd, off_t off,
+			       size_t filesz);
+
+/* Family registration, called once from table.c. */
+UA_HIDDEN void ua__lx_proc_init(void);
+UA_HIDDEN void ua__lx_mm_init(void);
+UA_HIDDEN void ua__lx_file_init(void);
+UA_HIDDEN void ua__lx_fs_init(void);
+UA_HIDDEN void ua__lx_signal_init(void);
+UA_HIDDEN void ua__lx_time_init(void);
+
+#define LX_REGISTER(calls) ua__lx_register((calls), sizeof(calls) / sizeof((calls)[0]))
+
+#endif /* UA_LINUX_INTERNAL_H */

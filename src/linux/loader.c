@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The ELF loader for static and static-pie x86-64 programs, after the
+ * kernel's fs/binfmt_elf.c: check the headers, map each PT_LOAD segment
+ * with its protection (its file bytes copied in, the rest zero), then the
+ * initial stack: argc, argv, envp and the auxiliary vector.  Everything
+ * written into the space goes through the accessors.  A file that is not
+ * such a program is refused with a reason, never loaded half-way.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+#define LX_STACK_SIZE ((size_t)8 << 20)
+#define LX_MAX_PHNUM 64
+/* Where a static-pie program goes: this far into its space. */
+#define LX_PIE_OFFSET ((uintptr_t)1 << 20)
+#define LX_MAX_ALIGN ((uintptr_t)2 << 20)
+
+UA_HIDDEN int ua__lx_brk_init(struct ua_task *t, uintptr_t start);
+
+struct elf_image {
+	int fd;
+	off_t size;
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[LX_MAX_PHNUM];
+	uintptr_t lo, hi;   /* page range of the segments (link addresses) */
+	uintptr_t align;
+	uintptr_t bias;
+	uintptr_t phdr;     /* link address of the program headers */
+	bool quiet;         /* refusals without the message */
+};
+
+static int refuse(const struct elf_image *im, const char *path,
+		  const char *why, int err)
+{
+	char buf[512];
+
+	if (im->quiet)
+		return -err;
+	snprintf(buf, sizeof(buf), "uaccess: cannot run %s: %s\n", path, why);
+	ua__write_str(2, buf);
+	return -err;
+}
+
+static int read_full(int fd, void *buf, size_t n, off_t off)
+{
+	ssize_t r = pread(fd, buf, n, off);
+
+	return r == (ssize_t)n ? 0 : -1;
+}
+
+static int check_phdrs(struct elf_image *im, const char *path)
+{
+	const Elf64_Ehdr *eh = &im->eh;
+	bool have_load = false;
+
+	im->lo = UINTPTR_MAX;
+	im->hi = 0;
+	im->align = ua__pagesz;
+	im->phdr = 0;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *p = &im->ph[i];
+
+		if (p->p_type == PT_INTERP)
+			return refuse(im, path, "a dynamically linked program "
+					    "(PT_INTERP): only static "
+					    "programs run in this version",
+				      ELIBBAD);
+		if (p->p_type == PT_PHDR)
+			im->phdr = p->p_vaddr;
+		if (p->p_type != PT_LOAD)
+			continue;
+		have_load = true;
+		if (p->p_filesz > p->p_memsz ||
+		    p->p_offset > (uint64_t)im->size ||
+		    p->p_filesz > (uint64_t)im->size - p->p_offset)
+			return refuse(im, path, "a segment lies outside the file "
+					    "(truncated or inconsistent "
+					    "headers)", ENOEXEC);
+		if ((p->p_vaddr - p->p_offset) & (ua__pagesz - 1))
+			return refuse(im, path, "a segment is not page-aligned "
+					    "with its file offset", ENOEXEC);
+		if (p->p_vaddr + p->p_memsz < p->p_vaddr ||
+		    p->p_vaddr + p->p_memsz > ((uint64_t)1 << 47))
+			return refuse(im, path, "a segment does not fit in the "
+					    "address space", ENOEXEC);
+		if (p->p_vaddr < im->lo)
+			im->lo = p->p_vaddr & ~(uint64_t)(ua__pagesz - 1);
+		if (p->p_vaddr + p->p_memsz > im->hi)
+			im->hi = ua__page_up(p->p_vaddr + p->p_memsz);
+		if (p->p_align > im->align && p->p_align <= LX_MAX_ALIGN &&
+		    !(p->p_align & (p->p_align - 1)))
+			im->align = p->p_align;
+		if (!im->phdr && eh->e_phoff >= p->p_offset &&
+		    eh->e_phoff - p->p_offset < p->p_filesz)
+			im->phdr = p->p_vaddr + (eh->e_phoff - p->p_offset);
+	}
+	if (!have_load)
+		return refuse(im, path, "no loadable segment", ENOEXEC);
+	return 0;
+}
+
+static int read_image(struct elf_image *im, const char *path)
+{
+	const Elf64_Ehdr *eh = &im->eh;
+	struct stat st;
+
+	if (fstat(im->fd, &st))
+		return refuse(im, path, strerror(errno), errno);
+	if (S_ISDIR(st.st_mode))
+		return refuse(im, path, "is a directory", EISDIR);
+	if (!S_ISREG(st.st_mode))
+		return refuse(im, path, "not a regular file", EACCES);
+	im->size = st.st_size;
+	if (read_full(im->fd, &im->eh, 4, 0) ||
+	    memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return refuse(im, path, "not an ELF file", ENOEXEC);
+	if (read_full(im->fd, &im->eh, sizeof(im->eh), 0))
+		return refuse(im, path, "truncated ELF header", ENOEXEC);
+	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
+		return refuse(im, path, "built for another architecture (only "
+				    "x86-64 ELF64 programs run)", ENOEXEC);
+	if (eh->e_type != ET_EXEC && eh->e_type != ET_DYN)
+		return refuse(im, path, "not an executable (ELF type)", ENOEXEC);
+	if (eh->e_phentsize != sizeof(Elf64_Phdr) || !eh->e_phnum ||
+	    eh->e_phnum > LX_MAX_PHNUM)
+		return refuse(im, path, "inconsistent program header table",
+			      ENOEXEC);
+	if (eh->e_phoff > (uint64_t)im->size ||
+	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
+		    (uint64_t)im->size - eh->e_phoff ||
+	    read_full(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr),
+		      (off_t)eh->e_phoff))
+		return refuse(im, path, "truncated program header table",
+			      ENOEXEC);
+	return check_phdrs(im, path);
+}
+
+static int open_image(struct elf_image *im, const char *path)
+{
+	int err;
+
+	im->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (im->fd < 0) {
+		err = errno;
+		return refuse(im, path, strerror(err), err);
+	}
+	err = read_image(im, path);
+	if (err) {
+		close(im->fd);
+		im->fd = -1;
+	}
+	return err;
+}
+
+unsigned long ua_exec_space_addr(const char *path)
+{
+	struct elf_image im;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	unsigned long addr = 0;
+
+	if (fd < 0)
+		return 0;
+	im.fd = fd;
+	/* Quietly: the refusal with its reason comes from ua_task_exec(). */
+	im.quiet = true;
+	if (!read_image(&im, path) && im.eh.e_type == ET_EXEC)
+		addr = im.lo;
+	close(fd);
+	return addr;
+}
+
+static int prot_of(uint32_t flags)
+{
+	return (flags & PF_R ? PROT_READ : 0) |
+	       (flags & PF_W ? PROT_WRITE : 0) |
+	       (flags & PF_X ? PROT_EXEC : 0);
+}
+
+/* Map every PT_LOAD writable, fill it, then give each its protection. */
+static int map_segments(struct ua_task *t, struct elf_image *im,
+			const char *path)
+{
+	struct ua_space *sp = t->sp;
+	uintptr_t mapped_to = 0;
+
+	if (im->eh.e_type == ET_DYN) {
+		uintptr_t at = (sp->base + LX_PIE_OFFSET + im->align - 1) &
+			       ~(im->align - 1);
+
+		im->bias = at - im->lo;
+	}
+	if (im->lo + im->bias < sp->base || im->hi + im->bias > sp->limit ||
+	    im->hi - im->lo > sp->size)
+		return refuse(im, path, "a segment lies outside the space",
+			      ERANGE);
+	for (int i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *p = &im->ph[i];
+		uintptr_t start, end;
+
+		if (p->p_type != PT_LOAD || !p->p_memsz)
+			continue;
+		start = (p->p_vaddr + im->bias) & ~(uintptr_t)(ua__pagesz - 1);
+		end = ua__page_up(p->p_vaddr + im->bias + p->p_memsz);
+		/* Segments may share a page with the previous one. */
+		if (start < mapped_to)
+			start = mapped_to;
+		if (start < end && !ua_map(sp, (void *)start, end - start,
+					   PROT_READ | PROT_WRITE))
+			return refuse(im, path, "segments overlap or do not fit "
+					    "in the space", ERANGE);
+		if (end > mapped_to)
+			mapped_to = end;
+		if (ua__lx_map_file(t, p->p_vaddr + im->bias, 0,
+				    PROT_READ | PROT_WRITE, im->fd,
+				    (off_t)p->p_offset, p->p_filesz))
+			return refuse(im, path, "cannot read a segment", EIO);
+	}
+	for (int i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *p = &im->ph[i];
+		uintptr_t start;
+
+		if (p->p_type != PT_LOAD || !p->p_memsz)
+			continue;
+		start = (p->p_vaddr + im->bias) & ~(uintptr_t)(ua__pagesz - 1);
+		ua_mprotect(sp, (void *)start,
+			    ua__page_up(p->p_vaddr + im->bias + p->p_memsz) -
+				    start,
+			    prot_of(p->p_flags));
+	}
+	return 0;
+}
+
+/* The initial stack, written top-down the way create_elf_tables() does. */
+struct stack_builder {
+	uintptr_t sp;
+	bool fault;
+};
+
+static uintptr_t push_bytes(struct stack_builder *b, const void *data,
+			    size_t n)
+{
+	b->sp -= n;
+	if (ua_copy_to_user((void *)b->sp, data, n))
+		b->fault = true;
+	return b->sp;
+}
+
+static size_t count_strings(char *const v[])
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static int build_stack(struct ua_task *t, struct elf_image *im,
+		       const char *path, char *const argv[],
+		       char *const envp[])
+{
+	struct stack_builder b = { .sp = (uintptr_t)t->stack + t->stack_size };
+	size_t argc = count_strings(argv), envc = count_strings(envp);
+	uintptr_t *ptrs, execfn, platform, random;
+	unsigned char rnd[16];
+	size_t n = 0, words;
+	int err = 0;
+
+	/* Strings first, at the top: the file name, then argv and envp. */
+	execfn = push_bytes(&b, path, strlen(path) + 1);
+	ptrs = calloc(argc + envc + 2, sizeof(*ptrs));
+	if (!ptrs)
+		return -ENOMEM;
+	for (size_t i = envc; i-- > 0;)
+		ptrs[argc + 1 + i] = push_bytes(&b, envp[i],
+						strlen(envp[i]) + 1);
+	for (size_t i = argc; i-- > 0;)
+		ptrs[i] = push_bytes(&b, argv[i], strlen(argv[i]) + 1);
+	platform = push_bytes(&b, "x86_64", 7);
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		memset(rnd, 0x5a, sizeof(rnd));
+	b.sp &= ~(uintptr_t)15;
+	random = push_bytes(&b, rnd, sizeof(rnd));
+
+	uint64_t auxv[] = {
+		AT_PHDR, im->phdr + im->bias,
+		AT_PHENT, sizeof(Elf64_Phdr),
+		AT_PHNUM, im->eh.e_phnum,
+		AT_PAGESZ, ua__pagesz,
+		AT_BASE, 0,
+		AT_FLAGS, 0,
+		AT_ENTRY, im->eh.e_entry + im->bias,
+		AT_UID, getuid(),
+		AT_EUID, geteuid(),
+		AT_GID, getgid(),
+		AT_EGID, getegid(),
+		AT_SECURE, 0,
+		AT_HWCAP, getauxval(AT_HWCAP),
+		AT_HWCAP2, getauxval(AT_HWCAP2),
+		AT_CLKTCK, (uint64_t)sysconf(_SC_CLK_TCK),
+		AT_PLATFORM, platform,
+		AT_RANDOM, random,
+		AT_EXECFN, execfn,
+		AT_MINSIGSTKSZ, getauxval(AT_MINSIGSTKSZ),
+		AT_NULL, 0,
+	};
+	/* argc, argv + NULL, envp + NULL, auxv: rsp 16-aligned at argc. */
+	words = 1 + argc + 1 + envc + 1 + sizeof(auxv) / 8;
+	b.sp -= (words * 8) & 15 ? 8 : 0;
+	push_bytes(&b, auxv, sizeof(auxv));
+	uint64_t *vec = calloc(words - sizeof(auxv) / 8, 8);
+
+	if (!vec) {
+		free(ptrs);
+		return -ENOMEM;
+	}
+	vec[n++] = argc;
+	for (size_t i = 0; i < argc; i++)
+		vec[n++] = ptrs[i];
+	vec[n++] = 0;
+	for (size_t i = 0; i < envc; i++)
+		vec[n++] = ptrs[argc + 1 + i];
+	vec[n++] = 0;
+	push_bytes(&b, vec, n * 8);
+	free(vec);
+	free(ptrs);
+	if (b.fault || b.sp < (uintptr_t)t->stack + ua__pagesz)
+		err = refuse(im, path, "arguments and environment do not fit on "
+				   "the stack", E2BIG);
+	memset(&t->regs, 0, sizeof(t->regs));
+	t->regs.rip = im->eh.e_entry + im->bias;
+	t->regs.rsp = b.sp;
+	t->regs.eflags = 0x202;
+	t->regs.orig_rax = (uint64_t)-1;
+	return err;
+}
+
+struct lx_proc *ua__lx_proc_new(const char *execfn)
+{
+	struct lx_proc *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->trace_fd = -1;
+	p->iobuf = malloc(LX_CHUNK);
+	if (!p->iobuf) {
+		free(p);
+		return NULL;
+	}
+	ua__lx_files_init(p);
+	snprintf(p->execfn, sizeof(p->execfn), "%s", execfn);
+	return p;
+}
+
+void ua__lx_free(struct ua_task *t)
+{
+	struct lx_proc *p = lx_proc(t);
+
+	if (!p)
+		return;
+	ua__lx_timer_stop(p);
+	ua__lx_files_close(p);
+	free(p->iobuf);
+	free(p);
+	t->lx = NULL;
+}
+
+/* Never runs: the registers are set to the program's entry instead. */
+static void no_entry(void *arg)
+{
+	(void)arg;
+}
+
+struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
+			     char *const argv[], char *const envp[],
+			     const struct ua_task_opts *opts)
+{
+	struct ua_task_opts o = opts ? *opts : (struct ua_task_opts){ 0 };
+	struct elf_image im = { .fd = -1 };
+	struct ua_space *prev;
+	struct ua_task *t = NULL;
+	struct lx_proc *p;
+	int err;
+
+	if (!sp || !path || !argv) {
+		errno = EINVAL;
+		return NULL;
+	}
+	err = open_image(&im, path);
+	if (err)
+		goto fail;
+	o.trap_syscalls = true;
+	if (!o.stack_size)
+		o.stack_size = LX_STACK_SIZE;
+	err = -ENOMEM;
+	p = ua__lx_proc_new(path);
+	if (!p)
+		goto fail;
+	/*
+	 * The program first, its heap after it, then the stack: a stack
+	 * taken first would sit where an ET_EXEC program must go.
+	 */
+	prev = ua_space_use(sp);
+	struct ua_task tmp = { .sp = sp, .lx = p };
+
+	err = map_segments(&tmp, &im, path);
+	if (!err)
+		err = ua__lx_brk_init(&tmp, im.hi + im.bias);
+	if (err) {
+		ua_space_use(prev);
+		free(p->iobuf);
+		free(p);
+		goto fail;
+	}
+	t = ua_task_create(sp, no_entry, NULL, &o);
+	if (!t) {
+		err = -errno;
+		ua_space_use(prev);
+		free(p->iobuf);
+		free(p);
+		goto fail;
+	}
+	t->lx = p;
+	t->lx_free = ua__lx_free;
+	t->own_fs = true;
+	t->tb.guest_fs = 0;
+	err = build_stack(t, &im, path, argv, envp);
+	ua_space_use(prev);
+	if (err) {
+		ua_task_destroy(t);
+		goto fail;
+	}
+	close(im.fd);
+	return t;
+fail:
+	if (im.fd >= 0)
+		close(im.fd);
+	errno = -err;
+	return NULL;
+}

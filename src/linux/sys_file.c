@@ -1,0 +1,703 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Descriptors and I/O (fs/read_write.c, fs/file.c, fs/fcntl.c, fs/pipe.c,
+ * fs/select.c, drivers/char/mem.c).  A program's descriptors are its own
+ * table of host descriptors (0, 1 and 2 are the monitor's, passed
+ * through); /dev/null and /dev/zero are served by the monitor.  Data
+ * moves between host descriptors and guest buffers through a monitor
+ * buffer and an iov_iter, never by handing a guest pointer to the host.
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+void ua__lx_files_init(struct lx_proc *p)
+{
+	for (int i = 0; i < 3; i++)
+		p->files[i] = (struct lx_file){ .kind = LX_FD_HOST, .host = i };
+}
+
+void ua__lx_files_close(struct lx_proc *p)
+{
+	for (int i = 0; i < LX_NFDS; i++) {
+		if (p->files[i].kind == LX_FD_HOST && p->files[i].host > 2)
+			close(p->files[i].host);
+		p->files[i].kind = LX_FD_FREE;
+	}
+}
+
+struct lx_file *ua__lx_file(struct ua_task *t, long fd)
+{
+	struct lx_proc *p = lx_proc(t);
+
+	if (fd < 0 || fd >= LX_NFDS || p->files[fd].kind == LX_FD_FREE)
+		return NULL;
+	return &p->files[fd];
+}
+
+/* The lowest free descriptor >= min, or -EMFILE. */
+int ua__lx_fd_install(struct lx_proc *p, int min, struct lx_file f)
+{
+	for (int i = min; i < LX_NFDS; i++) {
+		if (p->files[i].kind == LX_FD_FREE) {
+			p->files[i] = f;
+			return i;
+		}
+	}
+	return -EMFILE;
+}
+
+static void file_release(struct lx_file *f)
+{
+	if (f->kind == LX_FD_HOST && f->host > 2)
+		close(f->host);
+	f->kind = LX_FD_FREE;
+}
+
+/* A second reference to f: the host descriptor is duplicated. */
+static int file_dup(const struct lx_file *f, struct lx_file *out)
+{
+	*out = *f;
+	out->cloexec = false;
+	if (f->kind == LX_FD_HOST) {
+		out->host = fcntl(f->host, F_DUPFD_CLOEXEC, 3);
+		if (out->host < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* A write to a pipe nobody reads: EPIPE and SIGPIPE, as pipe_write(). */
+static long pipe_error(struct ua_task *t, long ret)
+{
+	if (ret == -EPIPE)
+		ua__force_sig(t, SIGPIPE);
+	return ret;
+}
+
+/* Read from f (at *pos when pos) into the iterator: vfs_read(). */
+static long do_read(struct ua_task *t, struct lx_file *f,
+		    struct ua_iov_iter *it, off_t *pos)
+{
+	char *buf = lx_proc(t)->iobuf;
+	size_t total = 0;
+
+	if (f->kind == LX_FD_NULL)
+		return 0;
+	if (f->kind == LX_FD_ZERO) {
+		size_t n = ua_iov_iter_count(it);
+		size_t z = ua_iov_iter_zero(n, it);
+
+		return z ? (long)z : (n ? -EFAULT : 0);
+	}
+	while (ua_iov_iter_count(it)) {
+		size_t want = ua_iov_iter_count(it) < LX_CHUNK ?
+				      ua_iov_iter_count(it) : LX_CHUNK;
+		ssize_t n = pos ? pread(f->host, buf, want, *pos + (off_t)total)
+				: read(f->host, buf, want);
+		size_t c;
+
+		if (n < 0)
+			return total ? (long)total : -errno;
+		c = ua_copy_to_iter(buf, (size_t)n, it);
+		total += c;
+		if (c < (size_t)n)
+			return total ? (long)total : -EFAULT;
+		if ((size_t)n < want)
+			break;
+	}
+	return (long)total;
+}
+
+static long do_write(struct ua_task *t, struct lx_file *f,
+		     struct ua_iov_iter *it, off_t *pos)
+{
+	char *buf = lx_proc(t)->iobuf;
+	size_t total = 0;
+
+	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) {
+		size_t n = ua_iov_iter_count(it);
+
+		ua_iov_iter_advance(it, n);
+		return (long)n;
+	}
+	while (ua_iov_iter_count(it)) {
+		size_t want = ua_iov_iter_count(it) < LX_CHUNK ?
+				      ua_iov_iter_count(it) : LX_CHUNK;
+		size_t c = ua_copy_from_iter(buf, want, it);
+		ssize_t n;
+
+		if (!c)
+			return total ? (long)total : -EFAULT;
+		n = pos ? pwrite(f->host, buf, c, *pos + (off_t)total)
+			: write(f->host, buf, c);
+		if (n < 0)
+			return total ? (long)total :
+				       pipe_error(t, -(long)errno);
+		total += (size_t)n;
+		if ((size_t)n < c)
+			break;
+	}
+	return (long)total;
+}
+
+static long rw_buf(struct ua_task *t, struct ua_pt_regs *r, bool write,
+		   bool positional)
+{
+	struct lx_file *f = ua__lx_file(t, (int)ARG1(r));
+	struct ua_iov_iter it;
+	off_t pos = (off_t)ARG4(r);
+	long ret;
+
+	if (!f)
+		return -EBADF;
+	if (positional && pos < 0)
+		return -EINVAL;
+	if ((ssize_t)ARG3(r) < 0)
+		return -EINVAL;
+	ret = ua_iov_iter_ubuf(&it, write ? UA_ITER_SOURCE : UA_ITER_DEST,
+			       (void *)ARG2(r), ARG3(r));
+	if (ret)
+		return ret;
+	return write ? do_write(t, f, &it, positional ? &pos : NULL)
+		     : do_read(t, f, &it, positional ? &pos : NULL);
+}
+
+static long sys_read(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return rw_buf(t, r, false, false);
+}
+
+static long sys_write(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return rw_buf(t, r, true, false);
+}
+
+static long sys_pread64(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return rw_buf(t, r, false, true);
+}
+
+static long sys_pwrite64(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return rw_buf(t, r, true, true);
+}
+
+static long rw_vec(struct ua_task *t, struct ua_pt_regs *r, bool write)
+{
+	struct lx_file *f = ua__lx_file(t, (int)ARG1(r));
+	struct ua_iov_iter it;
+	long ret;
+
+	if (!f)
+		return -EBADF;
+	ret = ua_import_iovec(&it, write ? UA_ITER_SOURCE : UA_ITER_DEST,
+			      (const struct iovec *)ARG2(r), ARG3(r));
+	if (ret < 0)
+		return ret;
+	ret = write ? do_write(t, f, &it, NULL) : do_read(t, f, &it, NULL);
+	ua_iov_iter_release(&it);
+	return ret;
+}
+
+static long sys_readv(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return rw_vec(t, r, false);
+}
+
+static long sys_writev(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return rw_vec(t, r, true);
+}
+
+static long sys_close(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_file *f = ua__lx_file(t, (int)ARG1(r));
+
+	if (!f)
+		return -EBADF;
+	file_release(f);
+	return 0;
+}
+
+static long sys_lseek(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_file *f = ua__lx_file(t, (int)ARG1(r));
+	off_t ret;
+
+	if (!f)
+		return -EBADF;
+	if (f->kind != LX_FD_HOST)
+		return 0; /* null_lseek(): always 0 */
+	ret = lseek(f->host, (off_t)ARG2(r), (int)ARG3(r));
+	return ret < 0 ? -errno : (long)ret;
+}
+
+long ua__lx_fstat(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_file *f = ua__lx_file(t, (int)ARG1(r));
+	struct stat st;
+	int ret;
+
+	if (!f)
+		return -EBADF;
+	if (f->kind == LX_FD_HOST)
+		ret = fstat(f->host, &st);
+	else
+		ret = stat(f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero",
+			   &st);
+	if (ret)
+		return -errno;
+	if (ua_copy_to_user((void *)ARG2(r), &st, sizeof(st)))
+		return -EFAULT;
+	return 0;
+}
+
+static long do_dup3(struct ua_task *t, long oldfd, long newfd, int flags)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct lx_file *f = ua__lx_file(t, oldfd), nf;
+	int err;
+
+	if (flags & ~O_CLOEXEC)
+		return -EINVAL;
+	if (!f || newfd < 0 || newfd >= LX_NFDS)
+		return -EBADF;
+	err = file_dup(f, &nf);
+	if (err)
+		return err;
+	nf.cloexec = flags & O_CLOEXEC;
+	file_release(&p->files[newfd]);
+	p->files[newfd] = nf;
+	return newfd;
+}
+
+static long sys_dup(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_file *f = ua__lx_file(t, (int)ARG1(r)), nf;
+	int err, fd;
+
+	if (!f)
+		return -EBADF;
+	err = file_dup(f, &nf);
+	if (err)
+		return err;
+	fd = ua__lx_fd_install(lx_proc(t), 0, nf);
+	if (fd < 0)
+		file_release(&nf);
+	return fd;
+}
+
+static long sys_dup2(struct ua_task *t, struct ua_pt_regs *r)
+{
+	if (ARG1(r) == ARG2(r))
+		return ua__lx_file(t, (int)ARG1(r)) ? (long)(int)ARG2(r) :
+						       -EBADF;
+	return do_dup3(t, (int)ARG1(r), (int)ARG2(r), 0);
+}
+
+static long sys_dup3(struct ua_task *t, struct ua_pt_regs *r)
+{
+	if (ARG1(r) == ARG2(r))
+		return -EINVAL;
+	return do_dup3(t, (int)ARG1(r), (int)ARG2(r), (int)ARG3(r));
+}
+
+static long do_pipe2(struct ua_task *t, int *ufds, int flags)
+{
+	struct lx_proc *p = lx_proc(t);
+	int hfd[2], fd[2];
+
+	if (flags & ~(O_CLOEXEC | O_NONBLOCK | O_DIRECT))
+		return -EINVAL;
+	if (pipe2(hfd, (flags & ~O_CLOEXEC) | O_CLOEXEC))
+		return -errno;
+	fd[0] = ua__lx_fd_install(p, 0, (struct lx_file){
+		.kind = LX_FD_HOST, .host = hfd[0],
+		.cloexec = flags & O_CLOEXEC });
+	fd[1] = fd[0] < 0 ? -EMFILE :
+		ua__lx_fd_install(p, 0, (struct lx_file){
+			.kind = LX_FD_HOST, .host = hfd[1],
+			.cloexec = flags & O_CLOEXEC });
+	if (fd[1] < 0) {
+		if (fd[0] >= 0)
+			p->files[fd[0]].kind = LX_FD_FREE;
+		close(hfd[0]);
+		close(hfd[1]);
+		return -EMFILE;
+	}
+	if (ua_copy_to_user(ufds, fd, sizeof(fd))) {
+		file_release(&p->files[fd[0]]);
+		file_release(&p->files[fd[1]]);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static long sys_pipe(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_pipe2(t, (int *)ARG1(r), 0);
+}
+
+static long sys_pipe2(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_pipe2(t, (int *)ARG1(r), (int)ARG2(r));
+}
+
+static long sys_fcntl(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_file *f = ua__lx_file(t, (int)ARG1(r)), nf;
+	int cmd = (int)ARG2(r), fd, err;
+	long arg = (long)ARG3(r);
+
+	if (!f)
+		return -EBADF;
+	switch (cmd) {
+	case F_DUPFD:
+	case F_DUPFD_CLOEXEC:
+		if (arg < 0 || arg >= LX_NFDS)
+			return -EINVAL;
+		err = file_dup(f, &nf);
+		if (err)
+			return err;
+		nf.cloexec = cmd == F_DUPFD_CLOEXEC;
+		fd = ua__lx_fd_install(lx_proc(t), (int)arg, nf);
+		if (fd < 0)
+			file_release(&nf);
+		return fd;
+	case F_GETFD:
+		return f->cloexec ? FD_CLOEXEC : 0;
+	case F_SETFD:
+		f->cloexec = arg & FD_CLOEXEC;
+		return 0;
+	case F_GETFL:
+		if (f->kind != LX_FD_HOST)
+			return O_RDWR;
+		err = fcntl(f->host, F_GETFL);
+		return err < 0 ? -errno : err;
+	case F_SETFL:
+		if (f->kind != LX_FD_HOST)
+			return 0;
+		return fcntl(f->host, F_SETFL, (int)arg) ? -errno : 0;
+	}
+	return -EINVAL;
+}
+
+/* Terminal queries: the request, and how many bytes it reads or writes. */
+static const struct {
+	unsigned long req;
+	unsigned int size;
+	bool out;
+} ioctls[] = {
+	{ TCGETS, 36, true },      /* the kernel's struct termios */
+	{ TCSETS, 36, false },
+	{ TCSETSW, 36, false },
+	{ TCSETSF, 36, false },
+	{ TIOCGWINSZ, sizeof(struct winsize), true },
+	{ TIOCSWINSZ, sizeof(struct winsize), false },
+	{ TIOCGPGRP, sizeof(int), true },
+	{ FIONREAD, sizeof(int), true },
+	{ FIONBIO, sizeof(int), false },
+};
+
+static long sys_ioctl(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_file *f = ua__lx_file(t, (int)ARG1(r));
+	unsigned long req = ARG2(r);
+	void *uarg = (void *)ARG3(r);
+	unsigned char buf[64];
+
+	if (!f)
+		return -EBADF;
+	for (size_t i = 0; i < sizeof(ioctls) / sizeof(ioctls[0]); i++) {
+		if (ioctls[i].req != req)
+			continue;
+		if (f->kind != LX_FD_HOST)
+			return -ENOTTY;
+		if (!ioctls[i].out &&
+		    ua_copy_from_user(buf, uarg, ioctls[i].size))
+			return -EFAULT;
+		if (ioctl(f->host, req, buf) < 0)
+			return -errno;
+		if (ioctls[i].out && ua_copy_to_user(uarg, buf, ioctls[i].size))
+			return -EFAULT;
+		return 0;
+	}
+	return -ENOTTY;
+}
+
+/*
+ * poll() over guest descriptors: host ones are polled, the monitor's
+ * devices are always ready.  timeout_ms < 0 waits.
+ */
+static long do_poll(struct ua_task *t, struct pollfd *kfds, size_t n,
+		    int timeout_ms)
+{
+	struct pollfd *h = calloc(n ? n : 1, sizeof(*h));
+	long ready = 0;
+	int ret;
+
+	if (!h)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		struct lx_file *f = ua__lx_file(t, kfds[i].fd);
+
+		h[i].fd = -1;
+		kfds[i].revents = 0;
+		if (kfds[i].fd < 0)
+			continue;
+		if (!f)
+			kfds[i].revents = POLLNVAL;
+		else if (f->kind != LX_FD_HOST)
+			kfds[i].revents = kfds[i].events & (POLLIN | POLLOUT |
+							    POLLRDNORM |
+							    POLLWRNORM);
+		else
+			h[i] = (struct pollfd){ f->host, kfds[i].events, 0 };
+		if (kfds[i].revents)
+			ready++;
+	}
+	ret = poll(h, n, ready ? 0 : timeout_ms);
+	if (ret < 0) {
+		free(h);
+		return -errno;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (h[i].fd < 0)
+			continue;
+		kfds[i].revents = h[i].revents;
+		if (h[i].revents)
+			ready++;
+	}
+	free(h);
+	return ready;
+}
+
+static long poll_user(struct ua_task *t, struct pollfd *ufds, size_t n,
+		      int timeout_ms)
+{
+	struct pollfd *k;
+	long ret;
+
+	if (n > LX_NFDS)
+		return -EINVAL;
+	k = calloc(n ? n : 1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (ua_copy_from_user(k, ufds, n * sizeof(*k)))
+		goto out;
+	ret = do_poll(t, k, n, timeout_ms);
+	if (ret >= 0 && ua_copy_to_user(ufds, k, n * sizeof(*k)))
+		ret = -EFAULT;
+out:
+	free(k);
+	return ret;
+}
+
+static long sys_poll(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return poll_user(t, (struct pollfd *)ARG1(r), ARG2(r), (int)ARG3(r));
+}
+
+static int ts_to_ms(const struct timespec *ts)
+{
+	long long ms = (long long)ts->tv_sec * 1000 + ts->tv_nsec / 1000000;
+
+	return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
+}
+
+static long sys_ppoll(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct timespec ts;
+
+	if (ARG3(r)) {
+		if (ua_copy_from_user(&ts, (void *)ARG3(r), sizeof(ts)))
+			return -EFAULT;
+		if (ts.tv_sec < 0 || (unsigned long)ts.tv_nsec >= 1000000000)
+			return -EINVAL;
+	}
+	return poll_user(t, (struct pollfd *)ARG1(r), ARG2(r),
+			 ARG3(r) ? ts_to_ms(&ts) : -1);
+}
+
+/* select() as poll() over the descriptors in the three sets. */
+static long do_select(struct ua_task *t, int nfds, void *uin, void *uout,
+		      void *uex, int timeout_ms)
+{
+	fd_set s[3], res[3];
+	void *u[3] = { uin, uout, uex };
+	size_t bytes = ((size_t)nfds + 7) / 8;
+	struct pollfd *k;
+	long ret;
+	size_t n = 0;
+
+	if (nfds < 0 || nfds > FD_SETSIZE)
+		return -EINVAL;
+	for (int j = 0; j < 3; j++) {
+		FD_ZERO(&s[j]);
+		FD_ZERO(&res[j]);
+		if (u[j] && ua_copy_from_user(&s[j], u[j], bytes))
+			return -EFAULT;
+	}
+	k = calloc((size_t)nfds + 1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	for (int fd = 0; fd < nfds; fd++) {
+		short ev = (short)((FD_ISSET(fd, &s[0]) ? POLLIN : 0) |
+				   (FD_ISSET(fd, &s[1]) ? POLLOUT : 0) |
+				   (FD_ISSET(fd, &s[2]) ? POLLPRI : 0));
+
+		if (!ev)
+			continue;
+		if (!ua__lx_file(t, fd)) {
+			free(k);
+			return -EBADF;
+		}
+		k[n++] = (struct pollfd){ fd, ev, 0 };
+	}
+	ret = do_poll(t, k, n, timeout_ms);
+	if (ret >= 0) {
+		ret = 0;
+		for (size_t i = 0; i < n; i++) {
+			short re = k[i].revents;
+
+			if (re & (POLLIN | POLLHUP | POLLERR) &&
+			    (k[i].events & POLLIN) && ++ret)
+				FD_SET(k[i].fd, &res[0]);
+			if (re & (POLLOUT | POLLERR) &&
+			    (k[i].events & POLLOUT) && ++ret)
+				FD_SET(k[i].fd, &res[1]);
+			if (re & POLLPRI && ++ret)
+				FD_SET(k[i].fd, &res[2]);
+		}
+		for (int j = 0; j < 3; j++)
+			if (u[j] && ua_copy_to_user(u[j], &res[j], bytes))
+				ret = -EFAULT;
+	}
+	free(k);
+	return ret;
+}
+
+static long sys_select(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct timeval tv;
+	int ms = -1;
+
+	if (ARG5(r)) {
+		if (ua_copy_from_user(&tv, (void *)ARG5(r), sizeof(tv)))
+			return -EFAULT;
+		if (tv.tv_sec < 0 || tv.tv_usec < 0)
+			return -EINVAL;
+		ms = (int)(tv.tv_sec * 1000 + tv.tv_usec / 1000);
+	}
+	return do_select(t, (int)ARG1(r), (void *)ARG2(r), (void *)ARG3(r),
+			 (void *)ARG4(r), ms);
+}
+
+static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct timespec ts;
+	int ms = -1;
+
+	if (ARG5(r)) {
+		if (ua_copy_from_user(&ts, (void *)ARG5(r), sizeof(ts)))
+			return -EFAULT;
+		if (ts.tv_sec < 0 || (unsigned long)ts.tv_nsec >= 1000000000)
+			return -EINVAL;
+		ms = ts_to_ms(&ts);
+	}
+	return do_select(t, (int)ARG1(r), (void *)ARG2(r), (void *)ARG3(r),
+			 (void *)ARG4(r), ms);
+}
+
+/* sendfile between two descriptors: no guest buffer but the offset. */
+static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_file *out = ua__lx_file(t, (int)ARG1(r));
+	struct lx_file *in = ua__lx_file(t, (int)ARG2(r));
+	off_t off, *poff = NULL;
+	char *buf = lx_proc(t)->iobuf;
+	size_t count = ARG4(r), total = 0;
+
+	if (!out || !in)
+		return -EBADF;
+	if (ARG3(r)) {
+		if (ua_copy_from_user(&off, (void *)ARG3(r), sizeof(off)))
+			return -EFAULT;
+		poff = &off;
+	}
+	while (total < count) {
+		size_t want = count - total < LX_CHUNK ? count - total :
+							    LX_CHUNK;
+		ssize_t n, w;
+
+		if (in->kind == LX_FD_NULL)
+			n = 0;
+		else if (in->kind == LX_FD_ZERO)
+			n = (ssize_t)want, memset(buf, 0, want);
+		else
+			n = poff ? pread(in->host, buf, want, *poff)
+				 : read(in->host, buf, want);
+		if (n <= 0) {
+			if (n < 0 && !total)
+				return -errno;
+			break;
+		}
+		if (out->kind == LX_FD_HOST)
+			w = write(out->host, buf, (size_t)n);
+		else
+			w = n;
+		if (w < 0) {
+			if (total)
+				break;
+			return pipe_error(t, -(long)errno);
+		}
+		if (poff)
+			*poff += w;
+		total += (size_t)w;
+		if (w < n)
+			break;
+	}
+	if (poff && ua_copy_to_user((void *)ARG3(r), &off, sizeof(off)))
+		return -EFAULT;
+	return (long)total;
+}
+
+static const struct lx_call calls[] = {
+	{ SYS_read, "read", sys_read, "fpu" },
+	{ SYS_write, "write", sys_write, "fwu" },
+	{ SYS_pread64, "pread64", sys_pread64, "fpud" },
+	{ SYS_pwrite64, "pwrite64", sys_pwrite64, "fwud" },
+	{ SYS_readv, "readv", sys_readv, "fpu" },
+	{ SYS_writev, "writev", sys_writev, "fpu" },
+	{ SYS_close, "close", sys_close, "f" },
+	{ SYS_lseek, "lseek", sys_lseek, "fdd" },
+	{ SYS_fstat, "fstat", ua__lx_fstat, "fp" },
+	{ SYS_dup, "dup", sys_dup, "f" },
+	{ SYS_dup2, "dup2", sys_dup2, "ff" },
+	{ SYS_dup3, "dup3", sys_dup3, "ffo" },
+	{ SYS_pipe, "pipe", sys_pipe, "p" },
+	{ SYS_pipe2, "pipe2", sys_pipe2, "po" },
+	{ SYS_fcntl, "fcntl", sys_fcntl, "fdx" },
+	{ SYS_ioctl, "ioctl", sys_ioctl, "fxp" },
+	{ SYS_poll, "poll", sys_poll, "pud" },
+	{ SYS_ppoll, "ppoll", sys_ppoll, "pupp" },
+	{ SYS_select, "select", sys_select, "dpppp" },
+	{ SYS_pselect6, "pselect6", sys_pselect6, "dppppp" },
+	{ SYS_sendfile, "sendfile", sys_sendfile, "ffpu" },
+};
+
+void ua__lx_file_init(void)
+{
+	LX_REGISTER(calls);
+}

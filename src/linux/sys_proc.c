@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Process and system information calls (kernel/sys.c, kernel/exit.c,
+ * arch/x86/kernel/process_64.c for arch_prctl).  One program is one
+ * process here: its pid and its main thread's tid are the monitor's pid.
+ */
+#include <sched.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+#define ARCH_SET_GS 0x1001
+#define ARCH_SET_FS 0x1002
+#define ARCH_GET_FS 0x1003
+#define ARCH_GET_GS 0x1004
+
+static long sys_exit_group(struct ua_task *t, struct ua_pt_regs *r)
+{
+	ua__task_exit(t, (int)(ARG1(r) & 0xff) << 8);
+}
+
+static long sys_getpid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return ua__monitor_pid();
+}
+
+static long sys_getppid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return getppid();
+}
+
+static long sys_getuid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return getuid();
+}
+
+static long sys_geteuid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return geteuid();
+}
+
+static long sys_getgid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return getgid();
+}
+
+static long sys_getegid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return getegid();
+}
+
+static long sys_set_tid_address(struct ua_task *t, struct ua_pt_regs *r)
+{
+	lx_proc(t)->clear_child_tid = ARG1(r);
+	return ua__monitor_pid();
+}
+
+static long sys_zero(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return 0;
+}
+
+static long sys_enosys(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return -ENOSYS;
+}
+
+static long sys_multiprocess(struct ua_task *t, struct ua_pt_regs *r)
+{
+	static bool said;
+
+	(void)t;
+	(void)r;
+	if (!said) {
+		said = true;
+		ua__write_str(2, "uaccess: fork, vfork, clone and execve: "
+				 "multi-process guests are not supported "
+				 "yet (ENOSYS)\n");
+	}
+	return -ENOSYS;
+}
+
+static long sys_sched_yield(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	sched_yield();
+	return 0;
+}
+
+static long sys_uname(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct utsname u;
+
+	(void)t;
+	if (uname(&u))
+		return -errno;
+	if (ua_copy_to_user((void *)ARG1(r), &u, sizeof(u)))
+		return -EFAULT;
+	return 0;
+}
+
+static long sys_getrandom(struct ua_task *t, struct ua_pt_regs *r)
+{
+	unsigned char buf[256];
+	size_t len = ARG2(r), done = 0;
+	unsigned int flags = (unsigned int)ARG3(r);
+
+	(void)t;
+	if (flags & ~(GRND_NONBLOCK | GRND_RANDOM | 0x4u /* GRND_INSECURE */))
+		return -EINVAL;
+	while (done < len) {
+		size_t want = len - done < sizeof(buf) ? len - done :
+							 sizeof(buf);
+		ssize_t n = getrandom(buf, want, flags & ~0x4u);
+
+		if (n < 0)
+			return done ? (long)done : -errno;
+		if (ua_copy_to_user((char *)ARG1(r) + done, buf, (size_t)n))
+			return done ? (long)done : -EFAULT;
+		done += (size_t)n;
+		if ((size_t)n < want)
+			break;
+	}
+	return (long)done;
+}
+
+/* The kernel's struct rlimit64. */
+struct lx_rlimit {
+	uint64_t cur, max;
+};
+
+static long sys_prlimit64(struct ua_task *t, struct ua_pt_regs *r)
+{
+	pid_t pid = (pid_t)ARG1(r);
+	unsigned int res = (unsigned int)ARG2(r);
+	const void *unew = (const void *)ARG3(r);
+	void *uold = (void *)ARG4(r);
+	struct lx_rlimit nl, ol;
+	struct rlimit rl;
+
+	if (pid && pid != ua__monitor_pid() && pid != t->tid)
+		return -ESRCH;
+	if (res >= RLIM_NLIMITS)
+		return -EINVAL;
+	if (unew && ua_copy_from_user(&nl, unew, sizeof(nl)))
+		return -EFAULT;
+	if (getrlimit((int)res, &rl))
+		return -errno;
+	ol.cur = rl.rlim_cur;
+	ol.max = rl.rlim_max;
+	if (unew) {
+		if (nl.cur > nl.max)
+			return -EINVAL;
+		/* The monitor's own limits stay: only a no-op is taken. */
+		if (nl.cur != ol.cur || nl.max != ol.max)
+			return -EPERM;
+	}
+	if (uold && ua_copy_to_user(uold, &ol, sizeof(ol)))
+		return -EFAULT;
+	return 0;
+}
+
+static long sys_getrlimit(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct ua_pt_regs tmp = *r;
+
+	tmp.rdi = 0;
+	tmp.rsi = ARG1(r);
+	tmp.rdx = 0;
+	tmp.r10 = ARG2(r);
+	return sys_prlimit64(t, &tmp);
+}
+
+/*
+ * The guest owns FS; the GS base belongs to the monitor (it finds the
+ * task there on every entry), so ARCH_SET_GS is refused.
+ */
+static long sys_arch_prctl(struct ua_task *t, struct ua_pt_regs *r)
+{
+	uint64_t addr = ARG2(r);
+	uint64_t zero = 0;
+
+	switch (ARG1(r)) {
+	case ARCH_SET_FS:
+		/* TASK_SIZE_MAX in the kernel; the space here. */
+		if (addr && !ua_access_ok((void *)addr, 0))
+			return -EPERM;
+		t->tb.guest_fs = addr;
+		return 0;
+	case ARCH_GET_FS:
+		return ua_put_user(t->tb.guest_fs, (uint64_t *)addr);
+	case ARCH_GET_GS:
+		return ua_put_user(zero, (uint64_t *)addr);
+	case ARCH_SET_GS:
+		return -EPERM;
+	}
+	return -EINVAL;
+}
+
+/* The task's name (PR_SET_NAME / PR_GET_NAME); nothing else. */
+static long sys_prctl(struct ua_task *t, struct ua_pt_regs *r)
+{
+	static const char name[16] = "guest";
+
+	(void)t;
+	switch (ARG1(r)) {
+	case PR_SET_NAME:
+		return 0;
+	case PR_GET_NAME:
+		return ua_copy_to_user((void *)ARG2(r), name, sizeof(name)) ?
+			       -EFAULT : 0;
+	}
+	return -EINVAL;
+}
+
+static long sys_umask(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	return umask((mode_t)ARG1(r) & 0777);
+}
+
+static const struct lx_call calls[] = {
+	{ SYS_exit, "exit", sys_exit_group, "d" },
+	{ SYS_exit_group, "exit_group", sys_exit_group, "d" },
+	{ SYS_getpid, "getpid", sys_getpid, "-" },
+	{ SYS_gettid, "gettid", sys_getpid, "-" },
+	{ SYS_getppid, "getppid", sys_getppid, "-" },
+	{ SYS_getuid, "getuid", sys_getuid, "-" },
+	{ SYS_geteuid, "geteuid", sys_geteuid, "-" },
+	{ SYS_getgid, "getgid", sys_getgid, "-" },
+	{ SYS_getegid, "getegid", sys_getegid, "-" },
+	{ SYS_set_tid_address, "set_tid_address", sys_set_tid_address, "p" },
+	{ SYS_set_robust_list, "set_robust_list", sys_zero, "pu" },
+	{ SYS_rseq, "rseq", sys_enosys, "pudx" },
+	{ SYS_prlimit64, "prlimit64", sys_prlimit64, "ddpp" },
+	{ SYS_getrlimit, "getrlimit", sys_getrlimit, "dp" },
+	{ SYS_uname, "uname", sys_uname, "p" },
+	{ SYS_arch_prctl, "arch_prctl", sys_arch_prctl, "xx" },
+	{ SYS_sched_yield, "sched_yield", sys_sched_yield, "-" },
+	{ SYS_getrandom, "getrandom", sys_getrandom, "pux" },
+	{ SYS_umask, "umask", sys_umask, "o" },
+	{ SYS_prctl, "prctl", sys_prctl, "dxxxx" },
+	{ SYS_fork, "fork", sys_multiprocess, "-" },
+	{ SYS_vfork, "vfork", sys_multiprocess, "-" },
+	{ SYS_clone, "clone", sys_multiprocess, "xppp" },
+	{ SYS_clone3, "clone3", sys_multiprocess, "pu" },
+	{ SYS_execve, "execve", sys_multiprocess, "spp" },
+};
+
+void ua__lx_proc_init(void)
+{
+	LX_REGISTER(calls);
+}

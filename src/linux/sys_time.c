@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Clocks, sleeps and the real-time interval timer (kernel/time/).  Sleeps
+ * wait on the task's signal state, so a signal for the task ends them
+ * with EINTR.  ITIMER_REAL (alarm, setitimer) is a monitor thread per
+ * task that sends SIGALRM with ua_task_kill(): the signal is delivered at
+ * the task's next syscall exit, or at once if it sleeps.
+ * TODO: when the guest-side ua_sys_alarm/setitimer/nanosleep of the
+ * asynchronous-delivery work are on main, serve these through them (a
+ * spinning guest then sees SIGALRM without a syscall).
+ */
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+#define NSEC 1000000000L
+
+static void ts_add(struct timespec *a, const struct timespec *b)
+{
+	a->tv_sec += b->tv_sec;
+	a->tv_nsec += b->tv_nsec;
+	if (a->tv_nsec >= NSEC) {
+		a->tv_sec++;
+		a->tv_nsec -= NSEC;
+	}
+}
+
+static struct timespec ts_sub(struct timespec a, const struct timespec *b)
+{
+	a.tv_sec -= b->tv_sec;
+	a.tv_nsec -= b->tv_nsec;
+	if (a.tv_nsec < 0) {
+		a.tv_sec--;
+		a.tv_nsec += NSEC;
+	}
+	if (a.tv_sec < 0)
+		a.tv_sec = a.tv_nsec = 0;
+	return a;
+}
+
+static bool ts_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+static bool ts_valid(const struct timespec *t)
+{
+	return t->tv_sec >= 0 && (unsigned long)t->tv_nsec < NSEC;
+}
+
+/*
+ * Sleep until a signal is deliverable (or one in also is pending), or
+ * until deadline (CLOCK_MONOTONIC; NULL: none).  0 woken, -ETIMEDOUT.
+ */
+UA_HIDDEN int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
+			  uint64_t also);
+int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
+		uint64_t also)
+{
+	struct ua_sigstate *s = sigstate(t);
+	int ret = 0;
+
+	pthread_mutex_lock(&s->lock);
+	while (!(atomic_load(&s->pending) & (~s->blocked | also))) {
+		struct timespec now, left, abs;
+
+		if (!deadline) {
+			pthread_cond_wait(&s->cond, &s->lock);
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (!ts_before(&now, deadline)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		/* The condition variable runs on CLOCK_REALTIME. */
+		left = ts_sub(*deadline, &now);
+		clock_gettime(CLOCK_REALTIME, &abs);
+		ts_add(&abs, &left);
+		pthread_cond_timedwait(&s->cond, &s->lock, &abs);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return ret;
+}
+
+static long sys_clock_gettime(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct timespec ts;
+
+	(void)t;
+	if (clock_gettime((clockid_t)ARG1(r), &ts))
+		return -errno;
+	if (ua_copy_to_user((void *)ARG2(r), &ts, sizeof(ts)))
+		return -EFAULT;
+	return 0;
+}
+
+static long sys_clock_getres(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct timespec ts;
+
+	(void)t;
+	if (clock_getres((clockid_t)ARG1(r), &ts))
+		return -errno;
+	if (ARG2(r) && ua_copy_to_user((void *)ARG2(r), &ts, sizeof(ts)))
+		return -EFAULT;
+	return 0;
+}
+
+static long sys_gettimeofday(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct timeval tv;
+	struct timezone tz = { 0, 0 };
+
+	(void)t;
+	gettimeofday(&tv, NULL);
+	if (ARG1(r) && ua_copy_to_user((void *)ARG1(r), &tv, sizeof(tv)))
+		return -EFAULT;
+	if (ARG2(r) && ua_copy_to_user((void *)ARG2(r), &tz, sizeof(tz)))
+		return -EFAULT;
+	return 0;
+}
+
+static long sys_time(struct ua_task *t, struct ua_pt_regs *r)
+{
+	int64_t now = (int64_t)time(NULL);
+
+	(void)t;
+	if (ARG1(r) && ua_put_user(now, (int64_t *)ARG1(r)))
+		return -EFAULT;
+	return (long)now;
+}
+
+/* Sleep req (relative, or absolute on clk); rem gets what is left. */
+static long do_sleep(struct ua_task *t, clockid_t clk, bool abstime,
+		     const void *ureq, void *urem)
+{
+	struct timespec req, now, deadline, mono;
+	int ret;
+
+	if (ua_copy_from_user(&req, ureq, sizeof(req)))
+		return -EFAULT;
+	if (!ts_valid(&req))
+		return -EINVAL;
+	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC &&
+	    clk != CLOCK_BOOTTIME && clk != CLOCK_TAI)
+		return -EINVAL;
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	deadline = mono;
+	if (abstime) {
+		clock_gettime(clk, &now);
+		req = ts_sub(req, &now);
+	}
+	ts_add(&deadline, &req);
+	ret = ua__lx_wait(t, &deadline, 0);
+	if (!ret) {
+		if (urem && !abstime) {
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			struct timespec left = ts_sub(deadline, &now);
+
+			if (ua_copy_to_user(urem, &left, sizeof(left)))
+				return -EFAULT;
+		}
+		return -EINTR;
+	}
+	return 0;
+}
+
+static long sys_nanosleep(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_sleep(t, CLOCK_MONOTONIC, false, (void *)ARG1(r),
+			(void *)ARG2(r));
+}
+
+static long sys_clock_nanosleep(struct ua_task *t, struct ua_pt_regs *r)
+{
+	long ret = do_sleep(t, (clockid_t)ARG1(r), ARG2(r) & TIMER_ABSTIME,
+			    (void *)ARG3(r), (void *)ARG4(r));
+
+	return ret;
+}
+
+/* The ITIMER_REAL thread of a task. */
+static void *timer_main(void *arg)
+{
+	struct ua_task *t = arg;
+	struct lx_timer *tm = &lx_proc(t)->timer;
+	struct timespec now;
+
+	pthread_mutex_lock(&tm->lock);
+	while (!tm->stop) {
+		if (!tm->expires.tv_sec && !tm->expires.tv_nsec) {
+			pthread_cond_wait(&tm->cond, &tm->lock);
+			continue;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (ts_before(&now, &tm->expires)) {
+			pthread_cond_timedwait(&tm->cond, &tm->lock,
+					       &tm->expires);
+			continue;
+		}
+		if (tm->interval.tv_sec || tm->interval.tv_nsec)
+			ts_add(&tm->expires, &tm->interval);
+		else
+			tm->expires = (struct timespec){ 0, 0 };
+		pthread_mutex_unlock(&tm->lock);
+		ua_task_kill(t, SIGALRM);
+		pthread_mutex_lock(&tm->lock);
+	}
+	pthread_mutex_unlock(&tm->lock);
+	return NULL;
+}
+
+static int timer_start(struct ua_task *t)
+{
+	struct lx_timer *tm = &lx_proc(t)->timer;
+	pthread_condattr_t ca;
+
+	if (tm->started)
+		return 0;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&tm->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	pthread_mutex_init(&tm->lock, NULL);
+	if (pthread_create(&tm->thread, NULL, timer_main, t)) {
+		pthread_cond_destroy(&tm->cond);
+		pthread_mutex_destroy(&tm->lock);
+		return -EAGAIN;
+	}
+	tm->started = true;
+	return 0;
+}
+
+void ua__lx_timer_stop(struct lx_proc *p)
+{
+	struct lx_timer *tm = &p->timer;
+
+	if (!tm->started)
+		return;
+	pthread_mutex_lock(&tm->lock);
+	tm->stop = true;
+	pthread_cond_signal(&tm->cond);
+	pthread_mutex_unlock(&tm->lock);
+	pthread_join(tm->thread, NULL);
+	pthread_cond_destroy(&tm->cond);
+	pthread_mutex_destroy(&tm->lock);
+	tm->started = false;
+}
+
+static void tv_from_ts(struct timeval *tv, const struct timespec *ts)
+{
+	tv->tv_sec = ts->tv_sec;
+	tv->tv_usec = ts->tv_nsec / 1000;
+	/* A timer about to fire still reads as armed (the kernel's rule). */
+	if (!tv->tv_sec && !tv->tv_usec && ts->tv_nsec)
+		tv->tv_usec = 1;
+}
+
+static void timer_get(struct lx_timer *tm, struct itimerval *cur)
+{
+	struct timespec now, left = { 0, 0 };
+
+	if (tm->started && (tm->expires.tv_sec || tm->expires.tv_nsec)) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = ts_sub(tm->expires, &now);
+		if (!left.tv_sec && !left.tv_nsec)
+			left.tv_nsec = 1000;
+	}
+	tv_from_ts(&cur->it_value, &left);
+	tv_from_ts(&cur->it_interval, tm->started ? &tm->interval : &left);
+	if (!tm->started)
+		cur->it_interval = (struct timeval){ 0, 0 };
+}
+
+static long do_setitimer(struct ua_task *t, const struct itimerval *nv,
+			 struct itimerval *ov)
+{
+	struct lx_timer *tm = &lx_proc(t)->timer;
+	struct timespec now;
+	int err;
+
+	if (nv->it_value.tv_sec < 0 || nv->it_value.tv_usec < 0 ||
+	    nv->it_value.tv_usec >= 1000000 || nv->it_interval.tv_sec < 0 ||
+	    nv->it_interval.tv_usec < 0 || nv->it_interval.tv_usec >= 1000000)
+		return -EINVAL;
+	err = timer_start(t);
+	if (err)
+		return err;
+	pthread_mutex_lock(&tm->lock);
+	if (ov)
+		timer_get(tm, ov);
+	if (nv->it_value.tv_sec || nv->it_value.tv_usec) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		tm->expires = now;
+		ts_add(&tm->expires,
+		       &(struct timespec){ nv->it_value.tv_sec,
+					   nv->it_value.tv_usec * 1000 });
+		tm->interval = (struct timespec){
+			nv->it_interval.tv_sec, nv->it_interval.tv_usec * 1000
+		};
+	} else {
+		tm->expires = tm->interval = (struct timespec){ 0, 0 };
+	}
+	pthread_cond_signal(&tm->cond);
+	pthread_mutex_unlock(&tm->lock);
+	return 0;
+}
+
+static long sys_setitimer(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct itimerval nv = { { 0, 0 }, { 0, 0 } }, ov;
+	long ret;
+
+	if (ARG1(r) != ITIMER_REAL)
+		return ARG1(r) <= ITIMER_PROF ? -ENOSYS : -EINVAL;
+	if (ARG2(r) && ua_copy_from_user(&nv, (void *)ARG2(r), sizeof(nv)))
+		return -EFAULT;
+	ret = do_setitimer(t, &nv, &ov);
+	if (!ret && ARG3(r) && ua_copy_to_user((void *)ARG3(r), &ov,
+					       sizeof(ov)))
+		return -EFAULT;
+	return ret;
+}
+
+static long sys_getitimer(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_timer *tm = &lx_proc(t)->timer;
+	struct itimerval cur;
+
+	if (ARG1(r) != ITIMER_REAL)
+		return ARG1(r) <= ITIMER_PROF ? -ENOSYS : -EINVAL;
+	if (tm->started) {
+		pthread_mutex_lock(&tm->lock);
+		timer_get(tm, &cur);
+		pthread_mutex_unlock(&tm->lock);
+	} else {
+		memset(&cur, 0, sizeof(cur));
+	}
+	if (ua_copy_to_user((void *)ARG2(r), &cur, sizeof(cur)))
+		return -EFAULT;
+	return 0;
+}
+
+/* alarm(): seconds left of the old timer, rounded as the kernel does. */
+static long sys_alarm(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct itimerval nv = { { 0, 0 }, { (time_t)(unsigned int)ARG1(r), 0 } };
+	struct itimerval ov;
+	long ret = do_setitimer(t, &nv, &ov);
+
+	if (ret)
+		return ret;
+	if ((!ov.it_value.tv_sec && ov.it_value.tv_usec) ||
+	    ov.it_value.tv_usec >= 500000)
+		ov.it_value.tv_sec++;
+	return (long)ov.it_value.tv_sec;
+}
+
+static const struct lx_call calls[] = {
+	{ SYS_clock_gettime, "clock_gettime", sys_clock_gettime, "dp" },
+	{ SYS_clock_getres, "clock_getres", sys_clock_getres, "dp" },
+	{ SYS_gettimeofday, "gettimeofday", sys_gettimeofday, "pp" },
+	{ SYS_time, "time", sys_time, "p" },
+	{ SYS_nanosleep, "nanosleep", sys_nanosleep, "pp" },
+	{ SYS_clock_nanosleep, "clock_nanosleep", sys_clock_nanosleep,
+	  "dxpp" },
+	{ SYS_alarm, "alarm", sys_alarm, "u" },
+	{ SYS_setitimer, "setitimer", sys_setitimer, "dpp" },
+	{ SYS_getitimer, "getitimer", sys_getitimer, "dp" },
+};
+
+void ua__lx_time_init(void)
+{
+	LX_REGISTER(calls);
+}

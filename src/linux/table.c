@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Linux syscall table: trapped syscalls of a loaded program land here
+ * by number, are counted, traced strace-style when asked, and go to the
+ * family files.  Unknown numbers are -ENOSYS, named once on stderr.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+static const struct lx_call *table[LX_NR_MAX];
+
+void ua__lx_register(const struct lx_call *calls, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (calls[i].nr < LX_NR_MAX)
+			table[calls[i].nr] = &calls[i];
+}
+
+const char *ua__lx_errno_name(int err)
+{
+	static const char *const names[] = {
+		[EPERM] = "EPERM", [ENOENT] = "ENOENT", [ESRCH] = "ESRCH",
+		[EINTR] = "EINTR", [EIO] = "EIO", [ENXIO] = "ENXIO",
+		[E2BIG] = "E2BIG", [ENOEXEC] = "ENOEXEC", [EBADF] = "EBADF",
+		[ECHILD] = "ECHILD", [EAGAIN] = "EAGAIN", [ENOMEM] = "ENOMEM",
+		[EACCES] = "EACCES", [EFAULT] = "EFAULT", [EBUSY] = "EBUSY",
+		[EEXIST] = "EEXIST", [EXDEV] = "EXDEV", [ENODEV] = "ENODEV",
+		[ENOTDIR] = "ENOTDIR", [EISDIR] = "EISDIR", [EINVAL] = "EINVAL",
+		[ENFILE] = "ENFILE", [EMFILE] = "EMFILE", [ENOTTY] = "ENOTTY",
+		[EFBIG] = "EFBIG", [ENOSPC] = "ENOSPC", [ESPIPE] = "ESPIPE",
+		[EROFS] = "EROFS", [EMLINK] = "EMLINK", [EPIPE] = "EPIPE",
+		[EDOM] = "EDOM", [ERANGE] = "ERANGE", [ENAMETOOLONG] =
+		"ENAMETOOLONG", [ENOSYS] = "ENOSYS", [ENOTEMPTY] = "ENOTEMPTY",
+		[ELOOP] = "ELOOP", [ETIMEDOUT] = "ETIMEDOUT",
+		[EOVERFLOW] = "EOVERFLOW", [EOPNOTSUPP] = "EOPNOTSUPP",
+	};
+
+	if (err > 0 && (size_t)err < sizeof(names) / sizeof(names[0]) &&
+	    names[err])
+		return names[err];
+	return "E?";
+}
+
+/*
+ * The task and signal layers' handlers read ua__syscall()'s convention
+ * (number in rdi, arguments from rsi): shift the Linux arguments over for
+ * the call and put them back after, unless the call replaced the whole
+ * register state (rt_sigreturn).
+ */
+long ua__lx_call_ua(struct ua_task *t, struct ua_pt_regs *r,
+		    unsigned int ua_nr)
+{
+	ua_syscall_fn fn = ua__syscall_fn(ua_nr);
+	struct ua_pt_regs saved = *r;
+	long ret;
+
+	if (!fn)
+		return -ENOSYS;
+	r->rdi = ua_nr;
+	r->rsi = saved.rdi;
+	r->rdx = saved.rsi;
+	r->rcx = saved.rdx;
+	r->r8 = saved.r10;
+	r->r9 = saved.r8;
+	ret = fn(t, r);
+	if (!t->regs_replaced) {
+		r->rdi = saved.rdi;
+		r->rsi = saved.rsi;
+		r->rdx = saved.rdx;
+		r->rcx = saved.rcx;
+		r->r8 = saved.r8;
+		r->r9 = saved.r9;
+	}
+	return ret;
+}
+
+/* Trace output, built in a buffer and written in one go. */
+struct tbuf {
+	char s[512];
+	size_t n;
+};
+
+static void tb_add(struct tbuf *b, const char *s, size_t len)
+{
+	if (len > sizeof(b->s) - 1 - b->n)
+		len = sizeof(b->s) - 1 - b->n;
+	memcpy(b->s + b->n, s, len);
+	b->n += len;
+}
+
+static void tb_printf(struct tbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void tb_printf(struct tbuf *b, const char *fmt, ...)
+{
+	char tmp[128];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		tb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n :
+							  sizeof(tmp) - 1);
+}
+
+static void tb_quoted(struct tbuf *b, const unsigned char *s, size_t n,
+		      bool more)
+{
+	tb_add(b, "\"", 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c == '\n')
+			tb_add(b, "\\n", 2);
+		else if (c == '\t')
+			tb_add(b, "\\t", 2);
+		else if (c == '"' || c == '\\')
+			tb_printf(b, "\\%c", c);
+		else if (c < 32 || c >= 127)
+			tb_printf(b, "\\%o", c);
+		else
+			tb_add(b, (const char *)&c, 1);
+	}
+	tb_add(b, more ? "\"..." : "\"", more ? 4 : 1);
+}
+
+/* Arguments are read through the accessors, as the calls themselves do. */
+static void trace_args(struct tbuf *b, const struct lx_call *c,
+		       const struct ua_pt_regs *r)
+{
+	const uint64_t a[6] = { ARG1(r), ARG2(r), ARG3(r),
+				ARG4(r), ARG5(r), ARG6(r) };
+	const char *f = c->args;
+
+	for (int i = 0; f && f[i] && f[i] != '-' && i < 6; i++) {
+		unsigned char buf[64];
+		long n;
+
+		if (i)
+			tb_add(b, ", ", 2);
+		switch (f[i]) {
+		case 'd':
+		case 'f':
+			tb_printf(b, "%ld", (long)a[i]);
+			break;
+		case 'u':
+			tb_printf(b, "%lu", (unsigned long)a[i]);
+			break;
+		case 's':
+			n = ua_strncpy_from_user((char *)buf,
+						 (const char *)a[i],
+						 sizeof(buf));
+			if (n < 0)
+				tb_printf(b, "%#lx", (unsigned long)a[i]);
+			else
+				tb_quoted(b, buf, (size_t)n,
+					  n == (long)sizeof(buf));
+			break;
+		case 'w':
+			n = (long)(i < 5 && a[i + 1] < 32 ? a[i + 1] : 32);
+			if (ua_copy_from_user(buf, (const void *)a[i],
+					      (size_t)n))
+				tb_printf(b, "%#lx", (unsigned long)a[i]);
+			else
+				tb_quoted(b, buf, (size_t)n,
+					  a[i + 1] > (uint64_t)n);
+			break;
+		case 'o':
+			tb_printf(b, "%#lo", (unsigned long)a[i]);
+			break;
+		case 'p':
+			if (!a[i]) {
+				tb_add(b, "NULL", 4);
+				break;
+			}
+			/* fallthrough */
+		default:
+			tb_printf(b, "%#lx", (unsigned long)a[i]);
+		}
+	}
+}
+
+static void trace_ret(struct tbuf *b, long ret)
+{
+	if (ret < 0 && ret > -4096)
+		tb_printf(b, ") = -1 %s (%s)\n", ua__lx_errno_name((int)-ret),
+			  strerror((int)-ret));
+	else if ((unsigned long)ret > 0xffff)
+		tb_printf(b, ") = %#lx\n", (unsigned long)ret);
+	else
+		tb_printf(b, ") = %ld\n", ret);
+}
+
+static void name_unknown(struct lx_proc *p, uint64_t nr)
+{
+	char buf[96];
+
+	if (nr < LX_NR_MAX) {
+		if (p->unknown_named[nr / 8] & (1u << (nr % 8)))
+			return;
+		p->unknown_named[nr / 8] |= (uint8_t)(1u << (nr % 8));
+	}
+	snprintf(buf, sizeof(buf),
+		 "uaccess: Linux syscall %lu is not implemented: ENOSYS\n",
+		 (unsigned long)nr);
+	ua__write_str(2, buf);
+}
+
+static bool noreturn_call(uint64_t nr)
+{
+	return nr == SYS_exit || nr == SYS_exit_group ||
+	       nr == SYS_rt_sigreturn;
+}
+
+long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_proc *p = lx_proc(t);
+	uint64_t nr = r->orig_rax;
+	const struct lx_call *c = nr < LX_NR_MAX ? table[nr] : NULL;
+	struct tbuf b;
+	long ret;
+
+	/* A task made by ua_task_create() with trap_syscalls: first trap. */
+	if (!p) {
+		p = ua__lx_proc_new("");
+		if (!p)
+			return -ENOMEM;
+		t->lx = p;
+		t->lx_free = ua__lx_free;
+	}
+	if (nr < LX_NR_MAX)
+		p->counts[nr]++;
+	else
+		p->other_count++;
+	if (!c) {
+		name_unknown(p, nr);
+		if (p->trace_fd >= 0) {
+			b.n = 0;
+			tb_printf(&b, "syscall_%lu(...) = -1 ENOSYS\n",
+				  (unsigned long)nr);
+			write(p->trace_fd, b.s, b.n);
+		}
+		return -ENOSYS;
+	}
+	if (p->trace_fd >= 0) {
+		b.n = 0;
+		tb_printf(&b, "%s(", c->name);
+		trace_args(&b, c, r);
+		if (noreturn_call(nr)) {
+			tb_add(&b, ") = ?\n", 6);
+			write(p->trace_fd, b.s, b.n);
+		}
+	}
+	ret = c->fn(t, r);
+	if (p->trace_fd >= 0 && !noreturn_call(nr)) {
+		trace_ret(&b, ret);
+		write(p->trace_fd, b.s, b.n);
+	}
+	return ret;
+}
+
+void ua_linux_trace(struct ua_task *t, int fd)
+{
+	if (t && t->lx)
+		lx_proc(t)->trace_fd = fd;
+}
+
+void ua_linux_print_stats(struct ua_task *t, int fd)
+{
+	struct lx_proc *p = t ? lx_proc(t) : NULL;
+	unsigned long total = 0;
+	char line[128];
+	int n;
+
+	if (!p)
+		return;
+	n = snprintf(line, sizeof(line), "%-24s %12s\n", "syscall", "calls");
+	write(fd, line, (size_t)n);
+	for (unsigned int i = 0; i < LX_NR_MAX; i++) {
+		if (!p->counts[i])
+			continue;
+		total += p->counts[i];
+		if (table[i])
+			n = snprintf(line, sizeof(line), "%-24s %12lu\n",
+				     table[i]->name, p->counts[i]);
+		else
+			n = snprintf(line, sizeof(line), "syscall_%-16u %12lu\n",
+				     i, p->counts[i]);
+		write(fd, line, (size_t)n);
+	}
+	total += p->other_count;
+	n = snprintf(line, sizeof(line), "%-24s %12lu\n", "total", total);
+	write(fd, line, (size_t)n);
+	n = snprintf(line, sizeof(line), "%-24s %12lu\n", "signals delivered",
+		     ua_task_signals_delivered(t));
+	write(fd, line, (size_t)n);
+}
+
+__attribute__((constructor)) static void lx_table_init(void)
+{
+	ua__lx_proc_init();
+	ua__lx_mm_init();
+	ua__lx_file_init();
+	ua__lx_fs_init();
+	ua__lx_signal_init();
+	ua__lx_time_init();
+}

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Trapping the guest's own `syscall` instructions with Syscall User
+ * Dispatch (prctl PR_SET_SYSCALL_USER_DISPATCH, Linux >= 5.11): while guest
+ * code runs, the task's selector byte says "block" and every syscall the
+ * guest executes becomes a SIGSYS; the handler copies the registers into
+ * the task and resumes on the monitor stack in ua__trap_syscall(), which
+ * is a syscall entry like ua__syscall's.  In the monitor the selector says
+ * "allow".  The mechanics that must not run C code (FS base, selector,
+ * the handler's own rt_sigreturn) are in src/arch/x86_64/trap.S.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "task_internal.h"
+
+#ifndef PR_SET_SYSCALL_USER_DISPATCH
+#define PR_SET_SYSCALL_USER_DISPATCH 59
+#endif
+#ifndef PR_SYS_DISPATCH_OFF
+#define PR_SYS_DISPATCH_OFF 0
+#define PR_SYS_DISPATCH_ON 1
+#endif
+#ifndef SYS_USER_DISPATCH
+#define SYS_USER_DISPATCH 2
+#endif
+#define HWCAP2_FSGSBASE 2
+#define ARCH_SET_GS 0x1001
+#define ARCH_GET_FS 0x1003
+#define ARCH_GET_GS 0x1004
+
+_Static_assert(offsetof(struct ua_trap_block, mon_fs) == 0, "trap.S");
+_Static_assert(offsetof(struct ua_trap_block, guest_fs) == 8, "trap.S");
+_Static_assert(offsetof(struct ua_trap_block, sel) == 24, "trap.S");
+_Static_assert(offsetof(struct ua_trap_block, resume_monitor) == 25,
+	       "trap.S");
+
+bool ua__have_fsgsbase;
+/* Set once a task with trapped syscalls has run: the stubs switch FS. */
+uint8_t ua__fs_switching;
+static struct sigaction old_sigsys;
+
+/* The code range the dispatch filter always lets through (trap.S). */
+extern const char __start_ua_sud_text[] UA_HIDDEN;
+extern const char __stop_ua_sud_text[] UA_HIDDEN;
+
+static long arch_prctl(int code, unsigned long addr)
+{
+	return syscall(SYS_arch_prctl, code, addr);
+}
+
+static int sud_probe(void)
+{
+	static int result = 1;
+	uint8_t sel = UA_SUD_ALLOW;
+
+	if (result <= 0)
+		return result;
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, 0, 0,
+		  &sel)) {
+		result = -errno;
+		return result;
+	}
+	prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0, 0);
+	result = 0;
+	return 0;
+}
+
+static int trap_from_env(enum ua_trap *m)
+{
+	const char *v = getenv("UA_TRAP");
+
+	*m = UA_TRAP_SUD;
+	if (!v || !*v || !strcmp(v, "sud"))
+		return 0;
+	if (!strcmp(v, "rewrite")) {
+		*m = UA_TRAP_REWRITE;
+		return 0;
+	}
+	ua__write_str(2, "uaccess: UA_TRAP='");
+	ua__write_str(2, v);
+	ua__write_str(2, "' is not one of: sud, rewrite\n");
+	return -EINVAL;
+}
+
+/*
+ * Can a task trap its syscalls as opts asks?  Sets *on.  A mechanism that
+ * is not available fails with the reason on stderr.
+ */
+int ua__trap_check(const struct ua_task_opts *opts, bool *on)
+{
+	enum ua_trap m = opts ? opts->trap : UA_TRAP_DEFAULT;
+	int err;
+
+	*on = opts && opts->trap_syscalls;
+	if (!*on)
+		return 0;
+	if ((unsigned)m > UA_TRAP_REWRITE)
+		return -EINVAL;
+	if (m == UA_TRAP_DEFAULT && (err = trap_from_env(&m)))
+		return err;
+	if (m == UA_TRAP_REWRITE) {
+		ua__write_str(2, "uaccess: trap mechanism 'rewrite' is not "
+				 "implemented yet (use sud)\n");
+		return -ENOSYS;
+	}
+	err = sud_probe();
+	if (err) {
+		ua__write_str(2, "uaccess: Syscall User Dispatch is not "
+				 "available (Linux >= 5.11 with "
+				 "CONFIG_GENERIC_ENTRY): cannot trap "
+				 "syscalls\n");
+		return err;
+	}
+	return 0;
+}
+
+static void regs_from_uc(struct ua_pt_regs *r, const greg_t *g)
+{
+	*r = (struct ua_pt_regs){
+		.r15 = g[REG_R15], .r14 = g[REG_R14], .r13 = g[REG_R13],
+		.r12 = g[REG_R12], .rbp = g[REG_RBP], .rbx = g[REG_RBX],
+		.r11 = g[REG_R11], .r10 = g[REG_R10], .r9 = g[REG_R9],
+		.r8 = g[REG_R8], .rax = g[REG_RAX], .rcx = g[REG_RCX],
+		.rdx = g[REG_RDX], .rsi = g[REG_RSI], .rdi = g[REG_RDI],
+		.orig_rax = g[REG_RAX], .rip = g[REG_RIP],
+		.eflags = g[REG_EFL], .rsp = g[REG_RSP],
+	};
+}
+
+/* A SIGSYS that is not a trap of ours: what was installed before. */
+static void sigsys_foreign(int sig, siginfo_t *info, void *uc)
+{
+	if (old_sigsys.sa_handler == SIG_IGN)
+		return;
+	if (old_sigsys.sa_handler == SIG_DFL) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	if (old_sigsys.sa_flags & SA_SIGINFO)
+		old_sigsys.sa_sigaction(sig, info, uc);
+	else
+		old_sigsys.sa_handler(sig);
+}
+
+/*
+ * Entered from ua__sigsys_entry with the monitor's FS base.  A trap of
+ * guest code: the registers go to the task, the context resumes on the
+ * monitor stack in ua__sud_entry.  Async-signal-safe: only copies.
+ */
+UA_HIDDEN void ua__sigsys_handler(int sig, siginfo_t *info, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	greg_t *g = uc->uc_mcontext.gregs;
+	struct ua_task *t = ua__cur_task;
+	int saved = errno;
+
+	if (info->si_code != SYS_USER_DISPATCH || !t || !t->trap ||
+	    ua_self.guest_space != t->sp) {
+		sigsys_foreign(sig, info, ucv);
+		errno = saved;
+		return;
+	}
+	regs_from_uc(&t->regs, g);
+	g[REG_RIP] = (greg_t)ua__sud_entry;
+	g[REG_RSP] = (greg_t)t->mon_rsp;
+	/* The monitor must not inherit the guest's AC or TF (DF: cld). */
+	g[REG_EFL] &= ~(greg_t)(0x40000 | 0x100 | 0x400);
+	g[REG_RDI] = (greg_t)t;
+	t->tb.resume_monitor = 1;
+}
+
+/* Entered from ua__sud_entry on the monitor stack: a syscall entry. */
+UA_HIDDEN _Noreturn void ua__trap_syscall(struct ua_task *t)
+{
+	struct ua_pt_regs *r = &t->regs;
+	long ret;
+
+	ua__guest_task = NULL;
+	ua__pkru_entry(t);
+	ua__protect_syscall_lock(t->sp);
+	t->trap_entry = true;
+	t->regs_replaced = false;
+	if (ua_unlikely(t->hook) && t->hook(t, r, t->hook_data)) {
+		t->regs_replaced = true;
+	} else {
+		ret = ua__lx_dispatch(t, r);
+		if (!t->regs_replaced)
+			r->rax = (uint64_t)ret;
+	}
+	ua__return_to_guest(t);
+}
+
+static pthread_once_t sigsys_once = PTHREAD_ONCE_INIT;
+static int sigsys_err;
+
+static void sigsys_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = ua__sigsys_entry;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGSYS, &sa, &old_sigsys))
+		sigsys_err = -errno;
+}
+
+/*
+ * ua_task_run() on this thread, before guest code: GS base to the trap
+ * block, the monitor's FS base noted, dispatch on with the selector
+ * allowing (the monitor runs until the first return to guest code).
+ */
+int ua__trap_run_begin(struct ua_task *t)
+{
+	unsigned long gs = 0, fs = 0;
+
+	if (!t->trap && !t->own_fs)
+		return 0;
+	pthread_once(&sigsys_once, sigsys_install);
+	if (sigsys_err)
+		return sigsys_err;
+	if (arch_prctl(ARCH_GET_GS, (unsigned long)&gs) ||
+	    arch_prctl(ARCH_GET_FS, (unsigned long)&fs))
+		return -errno;
+	t->saved_gs = gs;
+	t->tb.mon_fs = fs;
+	t->tb.task = t;
+	t->tb.sel = UA_SUD_ALLOW;
+	t->tb.resume_monitor = 0;
+	if (!t->own_fs)
+		t->tb.guest_fs = fs;
+	__atomic_store_n(&ua__fs_switching, 1, __ATOMIC_RELAXED);
+	if (arch_prctl(ARCH_SET_GS, (unsigned long)&t->tb))
+		return -errno;
+	if (t->trap &&
+	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+		  (unsigned long)__start_ua_sud_text,
+		  (unsigned long)(__stop_ua_sud_text - __start_ua_sud_text),
+		  &t->tb.sel)) {
+		int err = -errno;
+
+		arch_prctl(ARCH_SET_GS, gs);
+		return err;
+	}
+	return 0;
+}
+
+/* ua_task_run() after the task ended (monitor mode: selector allowing). */
+void ua__trap_run_end(struct ua_task *t)
+{
+	if (!t->trap && !t->own_fs)
+		return;
+	if (t->trap)
+		prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0,
+		      0);
+	arch_prctl(ARCH_SET_GS, t->saved_gs);
+}
+
+void ua__trap_init(void)
+{
+	ua__have_fsgsbase = getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE;
+}

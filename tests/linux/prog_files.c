@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Files as a libc uses them, in a fresh directory under $TMPDIR (or
+ * /tmp): run natively and under uarun, the output must be the same.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+static const char *err_name(int e)
+{
+	switch (e) {
+	case EBADF: return "EBADF";
+	case EFAULT: return "EFAULT";
+	case ENOENT: return "ENOENT";
+	case EEXIST: return "EEXIST";
+	case ENOTDIR: return "ENOTDIR";
+	case EISDIR: return "EISDIR";
+	case ESPIPE: return "ESPIPE";
+	}
+	return "other";
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void list_dir(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	char *names[16];
+	int n = 0;
+
+	while (d && (e = readdir(d)) && n < 16)
+		if (e->d_name[0] != '.')
+			names[n++] = strdup(e->d_name);
+	if (d)
+		closedir(d);
+	qsort(names, (size_t)n, sizeof(names[0]), cmp);
+	printf("ls:");
+	for (int i = 0; i < n; i++) {
+		printf(" %s", names[i]);
+		free(names[i]);
+	}
+	printf("\n");
+}
+
+/* An address nothing is mapped at, hidden from the compiler's checks. */
+static void *volatile bad_ptr = (void *)8;
+
+int main(void)
+{
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char dir[4096], buf[64];
+	struct iovec iov[3];
+	struct stat st;
+	int fd, p[2], r;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	snprintf(dir, sizeof(dir), "%s/uarun-files-XXXXXX", tmp);
+	if (!mkdtemp(dir) || chdir(dir))
+		return 10;
+	fd = open("a.txt", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	printf("open: %d\n", fd >= 3);
+	printf("write: %zd\n", write(fd, "hello, ", 7));
+	iov[0] = (struct iovec){ "wor", 3 };
+	iov[1] = (struct iovec){ NULL, 0 };
+	iov[2] = (struct iovec){ "ld\n", 3 };
+	printf("writev: %zd\n", writev(fd, iov, 3));
+	printf("lseek: %ld\n", (long)lseek(fd, 0, SEEK_SET));
+	memset(buf, 0, sizeof(buf));
+	printf("read: %zd '%.5s'\n", read(fd, buf, 5), buf);
+	memset(buf, 0, sizeof(buf));
+	printf("pread: %zd '%s'\n", pread(fd, buf, sizeof(buf), 7), buf);
+	printf("pwrite: %zd\n", pwrite(fd, "W", 1, 7));
+	fstat(fd, &st);
+	printf("fstat: size=%ld reg=%d\n", (long)st.st_size,
+	       S_ISREG(st.st_mode));
+	close(fd);
+	stat("a.txt", &st);
+	printf("stat: size=%ld mode=%o\n", (long)st.st_size,
+	       (unsigned)(st.st_mode & 0777));
+	printf("mkdir: %d\n", mkdir("sub", 0755));
+	r = mkdir("sub", 0755);
+	printf("mkdir again: %d %s\n", r, err_name(errno));
+	printf("rename: %d\n", rename("a.txt", "sub/b.txt"));
+	list_dir("sub");
+	list_dir(".");
+	fd = open("sub/b.txt", O_RDONLY);
+	memset(buf, 0, sizeof(buf));
+	printf("reopen: %zd '%s'", read(fd, buf, sizeof(buf)), buf);
+	int d = dup(fd), d2 = dup2(fd, 20);
+	printf("dup: %d dup2: %d\n", d > fd, d2);
+	printf("lseek dup: %ld\n", (long)lseek(d, 1, SEEK_SET));
+	close(d);
+	close(d2);
+	close(fd);
+	printf("pipe: %d\n", pipe(p));
+	printf("pipe write: %zd\n", write(p[1], "through", 7));
+	memset(buf, 0, sizeof(buf));
+	printf("pipe read: %zd '%s'\n", read(p[0], buf, sizeof(buf)), buf);
+	r = (int)lseek(p[0], 0, SEEK_SET);
+	printf("pipe lseek: %d %s\n", r, err_name(errno));
+	close(p[0]);
+	close(p[1]);
+	r = (int)read(77, buf, 1);
+	printf("EBADF: %d %s\n", r, err_name(errno));
+	fd = open("sub/b.txt", O_RDONLY);
+	r = (int)read(fd, bad_ptr, 4);
+	printf("EFAULT read: %d %s\n", r, err_name(errno));
+	r = (int)write(1, bad_ptr, 4);
+	printf("EFAULT write: %d %s\n", r, err_name(errno));
+	r = stat((const char *)bad_ptr, &st);
+	printf("EFAULT stat: %d %s\n", r, err_name(errno));
+	close(fd);
+	r = open("no/such/file", O_RDONLY);
+	printf("ENOENT: %d %s\n", r, err_name(errno));
+	fd = open("/dev/zero", O_RDONLY);
+	memset(buf, 1, sizeof(buf));
+	printf("/dev/zero: %zd %d\n", read(fd, buf, sizeof(buf)),
+	       buf[0] + buf[63]);
+	close(fd);
+	fd = open("/dev/null", O_RDWR);
+	printf("/dev/null: %zd %zd\n", write(fd, buf, 10), read(fd, buf, 10));
+	close(fd);
+	printf("unlink: %d\n", unlink("sub/b.txt"));
+	r = unlink("sub/b.txt");
+	printf("unlink again: %d %s\n", r, err_name(errno));
+	printf("rmdir: %d\n", rmdir("sub"));
+	if (chdir("/") || rmdir(dir))
+		return 11;
+	printf("done\n");
+	return 0;
+}

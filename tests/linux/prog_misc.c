@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Memory, time, getrandom and uname as a libc uses them: run natively and
+ * under uarun, the output must be the same.
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/time.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+static uint64_t sum(const unsigned char *p, size_t n)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < n; i += 4096)
+		s += p[i];
+	return s;
+}
+
+int main(void)
+{
+	size_t big = (size_t)64 << 20;
+	unsigned char *p, *q, rnd[32];
+	struct timespec a, b, d = { 0, 2000000 };
+	struct timeval tv;
+	struct utsname u;
+	char *small;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	p = malloc(big);
+	printf("malloc 64M: %d\n", p != NULL);
+	memset(p, 3, big);
+	printf("sum: %llu\n", (unsigned long long)sum(p, big));
+	q = realloc(p, big * 2);
+	printf("realloc 128M: %d keep=%llu\n", q != NULL,
+	       (unsigned long long)sum(q, big));
+	memset(q + big, 1, big);
+	printf("sum2: %llu\n", (unsigned long long)sum(q, 2 * big));
+	free(q);
+	small = NULL;
+	for (int i = 1; i <= 1000; i++) {
+		small = realloc(small, (size_t)i * 37);
+		small[(size_t)i * 37 - 1] = (char)i;
+	}
+	printf("realloc small: %d\n", small[36999] == (char)1000);
+	free(small);
+	p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p[12345] = 9;
+	printf("mmap: %d\n", p[12345]);
+	printf("munmap: %d\n", munmap(p, 1 << 20));
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	nanosleep(&d, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	printf("monotonic advances: %d\n",
+	       (b.tv_sec - a.tv_sec) * 1000000000L + b.tv_nsec - a.tv_nsec >=
+		       2000000);
+	gettimeofday(&tv, NULL);
+	printf("time agrees: %d\n", labs((long)time(NULL) - tv.tv_sec) <= 1);
+	printf("getrandom: %zd\n", getrandom(rnd, sizeof(rnd), 0));
+	uname(&u);
+	printf("uname: %s %s\n", u.sysname, u.machine);
+	printf("pid: %d\n", getpid() > 0 && getpid() == getpid());
+	printf("done\n");
+	return 0;
+}

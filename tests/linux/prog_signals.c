@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Signals as a libc uses them; run natively and under uarun, the output
+ * and the end must be the same.  "abort" as argument: ends in abort().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <unistd.h>
+#ifdef __GLIBC__
+#include <ucontext.h>
+#endif
+
+static volatile sig_atomic_t hits, last_sig;
+static volatile int values[8], nvalues;
+
+static void on_sig(int sig)
+{
+	hits++;
+	last_sig = sig;
+}
+
+static void on_info(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	last_sig = sig;
+	if (nvalues < 8)
+		values[nvalues++] = si->si_value.sival_int;
+	if (si->si_code != SI_QUEUE)
+		values[0] = -1;
+}
+
+static void install(int sig, void (*fn)(int), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn;
+	sa.sa_flags = flags;
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
+
+static void test_handler(void)
+{
+	hits = 0;
+	install(SIGUSR1, on_sig, 0);
+	raise(SIGUSR1);
+	kill(getpid(), SIGUSR1);
+	printf("handler: hits=%d sig=%d\n", (int)hits, (int)last_sig);
+}
+
+static void test_siginfo_queue(void)
+{
+	struct sigaction sa;
+	sigset_t set;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_info;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGRTMIN + 1, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN + 1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	for (int i = 1; i <= 3; i++)
+		sigqueue(getpid(), SIGRTMIN + 1,
+			 (union sigval){ .sival_int = i * 10 });
+	printf("queued: delivered before unblock=%d\n", nvalues);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	printf("queued: n=%d values=%d,%d,%d\n", nvalues, values[0],
+	       values[1], values[2]);
+}
+
+static void test_pending(void)
+{
+	sigset_t set, pend;
+
+	hits = 0;
+	install(SIGUSR2, on_sig, 0);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	raise(SIGUSR2);
+	raise(SIGUSR2);
+	sigpending(&pend);
+	printf("pending: member=%d hits=%d\n", sigismember(&pend, SIGUSR2),
+	       (int)hits);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	printf("pending: after unblock hits=%d\n", (int)hits);
+}
+
+static char altstack[65536];
+static volatile int on_alt;
+
+static void on_alt_sig(int sig)
+{
+	char here;
+
+	(void)sig;
+	on_alt = &here >= altstack && &here < altstack + sizeof(altstack);
+}
+
+static void test_altstack(void)
+{
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) }, old;
+
+	sigaltstack(&ss, NULL);
+	install(SIGUSR1, on_alt_sig, SA_ONSTACK);
+	raise(SIGUSR1);
+	sigaltstack(NULL, &old);
+	printf("altstack: on=%d flags=%d size=%zu\n", (int)on_alt,
+	       old.ss_flags, old.ss_size);
+	ss.ss_flags = SS_DISABLE;
+	sigaltstack(&ss, NULL);
+}
+
+static void test_resethand(void)
+{
+	struct sigaction cur;
+
+	hits = 0;
+	install(SIGUSR1, on_sig, SA_RESETHAND);
+	raise(SIGUSR1);
+	sigaction(SIGUSR1, NULL, &cur);
+	printf("resethand: hits=%d dfl=%d\n", (int)hits,
+	       cur.sa_handler == SIG_DFL);
+}
+
+#ifdef __GLIBC__
+static ucontext_t main_uc, co_uc;
+static char co_stack[65536];
+
+static void coroutine(int n)
+{
+	for (int i = 0; i < n; i++) {
+		printf("swapcontext: coroutine %d\n", i);
+		swapcontext(&co_uc, &main_uc);
+	}
+}
+
+static void test_swapcontext(void)
+{
+	getcontext(&co_uc);
+	co_uc.uc_stack.ss_sp = co_stack;
+	co_uc.uc_stack.ss_size = sizeof(co_stack);
+	co_uc.uc_link = &main_uc;
+	makecontext(&co_uc, (void (*)(void))coroutine, 1, 2);
+	for (int i = 0; i < 3; i++) {
+		swapcontext(&main_uc, &co_uc);
+		printf("swapcontext: main %d\n", i);
+	}
+}
+#endif
+
+static char *volatile page;
+static volatile int segv_hits;
+
+static void on_segv(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	segv_hits++;
+	if ((char *)si->si_addr >= page && (char *)si->si_addr < page + 4096)
+		mprotect(page, 4096, PROT_READ | PROT_WRITE);
+	else
+		_exit(99);
+}
+
+static void test_segv_retry(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, NULL);
+	page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	page[100] = 7;
+	printf("segv: hits=%d value=%d\n", segv_hits, page[100]);
+	munmap(page, 4096);
+}
+
+static sigjmp_buf fpe_jmp;
+
+static void on_fpe(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	last_sig = sig;
+	values[0] = si->si_code;
+	siglongjmp(fpe_jmp, 1);
+}
+
+static void test_fpe(void)
+{
+	struct sigaction sa;
+	volatile int zero = 0, r = 1;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fpe;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGFPE, &sa, NULL);
+	if (!sigsetjmp(fpe_jmp, 1))
+		r = r / zero;
+	printf("fpe: sig=%d code=%d\n", (int)last_sig, values[0]);
+	/* The mask came back with siglongjmp: a second one works too. */
+	if (!sigsetjmp(fpe_jmp, 1))
+		r = r / zero;
+	printf("fpe: again sig=%d r=%d\n", (int)last_sig, r);
+}
+
+static void test_itimer_pause(void)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 20000 } };
+
+	hits = 0;
+	install(SIGALRM, on_sig, 0);
+	setitimer(ITIMER_REAL, &it, NULL);
+	pause();
+	printf("itimer+pause: hits=%d sig=%d\n", (int)hits, (int)last_sig);
+}
+
+static void test_sigsuspend(void)
+{
+	struct itimerval it = { { 0, 0 }, { 0, 20000 } };
+	sigset_t block, empty;
+
+	hits = 0;
+	install(SIGALRM, on_sig, 0);
+	sigemptyset(&block);
+	sigaddset(&block, SIGALRM);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+	sigemptyset(&empty);
+	int r = sigsuspend(&empty);
+	printf("sigsuspend: r=%d errno=%s hits=%d\n", r,
+	       errno == EINTR ? "EINTR" : "?", (int)hits);
+	sigprocmask(SIG_UNBLOCK, &block, NULL);
+}
+
+static void test_sigtimedwait(void)
+{
+	struct timespec ts = { 0, 10000000 };
+	sigset_t set;
+	siginfo_t si;
+	int r;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	r = sigtimedwait(&set, &si, &ts);
+	printf("sigtimedwait: empty r=%d errno=%s\n", r,
+	       errno == EAGAIN ? "EAGAIN" : "?");
+	raise(SIGUSR1);
+	r = sigtimedwait(&set, &si, &ts);
+	printf("sigtimedwait: r=%d signo=%d code_tkill=%d\n", r, si.si_signo,
+	       si.si_code == SI_TKILL || si.si_code == SI_USER);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "abort")) {
+		printf("aborting\n");
+		abort();
+	}
+	if (argc > 1 && !strcmp(argv[1], "segv")) {
+		printf("crashing\n");
+		*(volatile int *)8 = 1;
+	}
+	test_handler();
+	test_siginfo_queue();
+	test_pending();
+	test_altstack();
+	test_resethand();
+#ifdef __GLIBC__
+	test_swapcontext();
+#else
+	for (int i = 0; i < 2; i++)
+		printf("swapcontext: coroutine %d\nswapcontext: main %d\n", i,
+		       i);
+	printf("swapcontext: main 2\n");
+#endif
+	test_segv_retry();
+	test_fpe();
+	test_itimer_pause();
+	test_sigsuspend();
+	test_sigtimedwait();
+	printf("done\n");
+	return 0;
+}

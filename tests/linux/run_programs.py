@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Run real programs natively and under uarun and compare.
+
+Every case runs natively once, then under uarun with every protection
+backend (pkey skipped, with the reason, where the machine lacks it) and
+both frame modes; stdout must be the same bytes and the end the same
+(exit status, or death by the same signal).
+
+usage: run_programs.py UARUN MODE [ARGS...]
+  programs PROG...   the test programs (prog_signals, prog_files, ...)
+  busybox            busybox applets
+  refuse             bad input is refused with a reason, never a crash
+  trace              --trace shows decoded syscalls; stdout stays clean
+Exit 77 (skipped) when a needed tool is missing.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+FRAMES = ['block', 'per-access']
+
+
+def backends(uarun):
+    """none and mprotect always; pkey where this machine has it."""
+    out = ['none', 'mprotect']
+    r = subprocess.run([uarun, '--protect=pkey', sys.executable, '-c', ''],
+                       capture_output=True, text=True)
+    if 'space' in r.stderr and r.returncode == 127:
+        print('pkey: skipped (' + r.stderr.strip().splitlines()[0] + ')')
+    else:
+        out.append('pkey')
+    return out
+
+
+def end(rc):
+    return 'signal %d' % -rc if rc < 0 else 'exit %d' % rc
+
+
+def run(cmd, stdin, cwd, env):
+    r = subprocess.run(cmd, input=stdin, capture_output=True, cwd=cwd,
+                       env=env, timeout=120)
+    return r.stdout, r.returncode, r.stderr
+
+
+def compare(uarun, bks, name, argv, stdin=b'', cwd=None):
+    env = dict(os.environ)
+    want_out, want_rc, _ = run(argv, stdin, cwd, env)
+    failures = 0
+    for b in bks:
+        for f in FRAMES:
+            cmd = [uarun, '--protect=' + b, '--frames=' + f] + argv
+            out, rc, err = run(cmd, stdin, cwd, env)
+            if out != want_out or rc != want_rc:
+                failures += 1
+                print('FAIL %s [%s, %s]: native %s, uarun %s' %
+                      (name, b, f, end(want_rc), end(rc)))
+                if out != want_out:
+                    print('  native stdout: %r' % want_out[:300])
+                    print('  uarun  stdout: %r' % out[:300])
+                print('  uarun stderr: %r' % err[-500:])
+            else:
+                print('ok   %s [%s, %s]: %s' % (name, b, f, end(rc)))
+    return failures
+
+
+def mode_programs(uarun, progs):
+    bks = backends(uarun)
+    fails = 0
+    for p in progs:
+        name = os.path.basename(p)
+        fails += compare(uarun, bks, name, [p])
+        if 'signals' in name:
+            fails += compare(uarun, bks, name + ' abort', [p, 'abort'])
+            fails += compare(uarun, bks, name + ' segv', [p, 'segv'])
+    return fails
+
+
+def mode_busybox(uarun):
+    bb = shutil.which('busybox')
+    if not bb:
+        print('busybox not installed (tools/install-deps installs it)')
+        return SKIP
+    out = subprocess.run(['file', '-L', bb], capture_output=True,
+                         text=True).stdout if shutil.which('file') else ''
+    if 'dynamically' in out:
+        print('busybox is dynamically linked: install busybox-static')
+        return SKIP
+    bks = backends(uarun)
+    text = b'pear\napple\nfig\napple\nbanana\n'
+    fails = 0
+    with tempfile.TemporaryDirectory() as d:
+        for n in ['b.txt', 'a.txt', 'c.dat']:
+            with open(os.path.join(d, n), 'wb') as f:
+                f.write(text)
+        os.mkdir(os.path.join(d, 'sub'))
+        cases = [
+            ('echo', ['echo', 'hello', 'world'], b''),
+            ('cat', ['cat'], text),
+            ('cat file', ['cat', 'a.txt', 'b.txt'], b''),
+            ('sort', ['sort'], text),
+            ('sort -u', ['sort', '-u', 'a.txt'], b''),
+            ('sha256sum', ['sha256sum'], text * 1000),
+            ('wc', ['wc'], text),
+            ('ls', ['ls', '-1'], b''),
+            ('seq', ['seq', '1', '3', '20'], b''),
+            ('false', ['false'], b''),
+            ('true', ['true'], b''),
+            ('sh arith', ['sh', '-c', 'echo $((6*7)); exit 3'], b''),
+            ('sh for', ['sh', '-c',
+                        's=0; for i in 1 2 3 4 5; do s=$((s+i)); '
+                        'echo "i=$i s=$s"; done'], b''),
+            ('dd zero null', ['dd', 'if=/dev/zero', 'of=/dev/null',
+                              'bs=512', 'count=2000'], b''),
+            ('cat missing', ['cat', 'no-such-file'], b''),
+        ]
+        for name, args, stdin in cases:
+            fails += compare(uarun, bks, 'busybox ' + name, [bb] + args,
+                             stdin, cwd=d)
+    return fails
+
+
+def mode_refuse(uarun):
+    fails = 0
+    with tempfile.TemporaryDirectory() as d:
+        junk = os.path.join(d, 'junk')
+        with open(junk, 'wb') as f:
+            f.write(b'#!/bin/sh\necho not elf\n')
+        trunc = os.path.join(d, 'trunc')
+        with open('/bin/true' if os.path.exists('/bin/true')
+                  else sys.executable, 'rb') as f:
+            head = f.read(40)
+        with open(trunc, 'wb') as f:
+            f.write(head)
+        os.chmod(junk, 0o755)
+        os.chmod(trunc, 0o755)
+        dyn = shutil.which('true') or '/bin/true'
+        cases = [
+            ('non-ELF', junk, 'not an ELF file'),
+            ('truncated', trunc, 'truncated'),
+            ('dynamic', dyn, 'only static programs run'),
+            ('directory', d, 'is a directory'),
+            ('missing', os.path.join(d, 'nope'), 'No such file'),
+        ]
+        for name, path, reason in cases:
+            r = subprocess.run([uarun, path], capture_output=True,
+                               text=True, timeout=60)
+            if r.returncode < 0 or r.returncode not in (126, 127) or \
+                    reason not in r.stderr:
+                fails += 1
+                print('FAIL refuse %s: rc %d stderr %r' %
+                      (name, r.returncode, r.stderr))
+            else:
+                print('ok   refuse %s: %s' % (name, r.stderr.strip()
+                                             .splitlines()[0]))
+    for args, why in [([], 'no program'), (['--protect=bogus', 'x'],
+                                            'bad option value'),
+                      (['--bogus', 'x'], 'unknown option')]:
+        r = subprocess.run([uarun] + args, capture_output=True, timeout=60)
+        if r.returncode != 2:
+            fails += 1
+            print('FAIL usage %s: rc %d' % (why, r.returncode))
+        else:
+            print('ok   usage %s: exit 2' % why)
+    r = subprocess.run([uarun, '--help'], capture_output=True, text=True)
+    if r.returncode != 0 or 'usage: uarun' not in r.stdout:
+        fails += 1
+        print('FAIL --help')
+    bb = shutil.which('busybox') or '/bin/true'
+    r = subprocess.run([uarun, '--trap=rewrite', bb, 'true'],
+                       capture_output=True, text=True)
+    if r.returncode == 0 or 'not implemented yet' not in r.stderr:
+        fails += 1
+        print('FAIL --trap=rewrite: %d %r' % (r.returncode, r.stderr))
+    else:
+        print('ok   --trap=rewrite refused: not implemented yet')
+    return fails
+
+
+def mode_trace(uarun):
+    bb = shutil.which('busybox')
+    if not bb:
+        print('busybox not installed')
+        return SKIP
+    r = subprocess.run([uarun, '--trace', '--stats', bb, 'echo', 'hi'],
+                       capture_output=True, text=True, timeout=60)
+    fails = 0
+    if r.stdout != 'hi\n':
+        fails += 1
+        print('FAIL stdout not clean: %r' % r.stdout)
+    if 'write(1, "hi\\n", 3) = 3' not in r.stderr:
+        fails += 1
+        print('FAIL no decoded write in trace: %r' % r.stderr)
+    if 'exit_group(0) = ?' not in r.stderr:
+        fails += 1
+        print('FAIL no exit_group in trace')
+    for word in ['write', 'signals delivered', 'protection switches',
+                 'windows', 'fixups']:
+        if word not in r.stderr:
+            fails += 1
+            print('FAIL --stats lacks %r' % word)
+    r2 = subprocess.run([uarun, '--trace', bb, 'cat', '/no/such'],
+                        capture_output=True, text=True, timeout=60)
+    if '= -1 ENOENT (No such file or directory)' not in r2.stderr:
+        fails += 1
+        print('FAIL errno name not traced: %r' % r2.stderr[-400:])
+    if not fails:
+        print('ok   trace: %s' % [l for l in r.stderr.splitlines()
+                                  if l.startswith('write(')][0])
+    return fails
+
+
+def main():
+    uarun, mode, args = os.path.abspath(sys.argv[1]), sys.argv[2], \
+        [os.path.abspath(a) for a in sys.argv[3:]]
+    if mode == 'programs':
+        missing = [p for p in args if not os.path.exists(p)]
+        if missing:
+            print('not built (toolchain missing): %s' % missing)
+            return SKIP
+        ret = mode_programs(uarun, args)
+    elif mode == 'busybox':
+        ret = mode_busybox(uarun)
+    elif mode == 'refuse':
+        ret = mode_refuse(uarun)
+    elif mode == 'trace':
+        ret = mode_trace(uarun)
+    else:
+        print('unknown mode ' + mode)
+        return 2
+    if ret == SKIP:
+        return SKIP
+    return 1 if ret else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

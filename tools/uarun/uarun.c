@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: MIT
+/*
+ * uarun - run an unmodified static Linux x86-64 program as a guest task.
+ *
+ * A thin tool over ua_task_exec(): options, a space where the program
+ * fits, --trace and --stats, and an exit that repeats the guest's: the
+ * same status, or death by the same signal (without a core file).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <uaccess.h>
+
+#define SPACE_SIZE ((size_t)1 << 30)
+
+extern char **environ;
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: uarun [--protect=none|mprotect|pkey] "
+		"[--frames=block|per-access]\n"
+		"             [--trap=sud|rewrite] [--stats] [--trace] "
+		"PROGRAM [ARG...]\n"
+		"\n"
+		"Runs a static (or static-pie) Linux x86-64 PROGRAM in a guest "
+		"space of the\nuaccess engine: its syscalls are trapped and "
+		"served through the library's\naccessors.  Exits as the "
+		"program did.\n"
+		"\n"
+		"  --protect=P  protection backend (default: UA_PROTECT, else "
+		"pkey, else mprotect)\n"
+		"  --frames=F   signal frame mode (default: UA_FRAME_MODE, "
+		"else block)\n"
+		"  --trap=T     syscall trap mechanism (default: UA_TRAP, else "
+		"sud)\n"
+		"  --trace      print each syscall on stderr, strace-style\n"
+		"  --stats      print syscalls by name, signals, protection "
+		"switches,\n               windows and fixups on stderr at "
+		"exit\n"
+		"  --help       this text\n");
+}
+
+static int bad_usage(const char *what, const char *arg)
+{
+	fprintf(stderr, "uarun: %s '%s'\n", what, arg);
+	usage(stderr);
+	return 2;
+}
+
+/* PROGRAM without a slash is looked up in PATH, as execvp() does. */
+static const char *find_program(const char *name, char *buf, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(name, '/') || !path)
+		return name;
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		snprintf(buf, size, "%.*s/%s", (int)len, len ? path : ".",
+			 name);
+		if (!access(buf, X_OK))
+			return buf;
+		path += len + (path[len] == ':');
+	}
+	return name;
+}
+
+/* Die the way the guest died: its signal, no core file. */
+static void exit_like(int status)
+{
+	struct rlimit no_core = { 0, 0 };
+	sigset_t set;
+	int sig;
+
+	if (WIFEXITED(status))
+		exit(WEXITSTATUS(status));
+	sig = WTERMSIG(status);
+	fflush(NULL);
+	setrlimit(RLIMIT_CORE, &no_core);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+	exit(128 + sig);
+}
+
+static void print_stats(struct ua_task *t, const struct ua_stats *st)
+{
+	fflush(stdout);
+	ua_linux_print_stats(t, 2);
+	fprintf(stderr, "%-24s %12llu\n%-24s %12llu\n%-24s %12llu\n",
+		"protection switches", (unsigned long long)st->switches,
+		"windows", (unsigned long long)st->windows, "fixups",
+		(unsigned long long)st->fixups);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "protect", required_argument, NULL, 'p' },
+		{ "frames", required_argument, NULL, 'f' },
+		{ "trap", required_argument, NULL, 't' },
+		{ "stats", no_argument, NULL, 's' },
+		{ "trace", no_argument, NULL, 'T' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ua_space_opts so = { 0 };
+	struct ua_task_opts to = { 0 };
+	bool stats = false, trace = false;
+	struct ua_space *sp;
+	struct ua_task *t;
+	struct ua_stats st;
+	char pathbuf[4096];
+	const char *prog;
+	int c, status;
+
+	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!strcmp(optarg, "none"))
+				so.protect = UA_PROTECT_NONE;
+			else if (!strcmp(optarg, "mprotect"))
+				so.protect = UA_PROTECT_MPROTECT;
+			else if (!strcmp(optarg, "pkey"))
+				so.protect = UA_PROTECT_PKEY;
+			else
+				return bad_usage("unknown protection", optarg);
+			break;
+		case 'f':
+			if (!strcmp(optarg, "block"))
+				to.frame_mode = UA_FRAME_BLOCK;
+			else if (!strcmp(optarg, "per-access"))
+				to.frame_mode = UA_FRAME_PER_ACCESS;
+			else
+				return bad_usage("unknown frame mode", optarg);
+			break;
+		case 't':
+			if (!strcmp(optarg, "sud"))
+				to.trap = UA_TRAP_SUD;
+			else if (!strcmp(optarg, "rewrite"))
+				to.trap = UA_TRAP_REWRITE;
+			else
+				return bad_usage("unknown trap mechanism",
+						 optarg);
+			break;
+		case 's':
+			stats = true;
+			break;
+		case 'T':
+			trace = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "uarun: no program given\n");
+		usage(stderr);
+		return 2;
+	}
+	/* The guest gets EPIPE and its own SIGPIPE; the monitor stays. */
+	signal(SIGPIPE, SIG_IGN);
+	prog = find_program(argv[optind], pathbuf, sizeof(pathbuf));
+	so.addr = (void *)ua_exec_space_addr(prog);
+	sp = ua_space_create(SPACE_SIZE, &so);
+	if (!sp) {
+		fprintf(stderr, "uarun: cannot create a space%s: %s\n",
+			so.addr ? " at the program's link address" : "",
+			strerror(errno));
+		return 127;
+	}
+	t = ua_task_exec(sp, prog, argv + optind, environ, &to);
+	if (!t) {
+		/* The library has said why for the refusals of a file. */
+		if (errno != ENOEXEC && errno != ELIBBAD && errno != EISDIR &&
+		    errno != ENOENT && errno != EACCES && errno != ERANGE &&
+		    errno != ENOSYS)
+			fprintf(stderr, "uarun: %s: %s\n", argv[optind],
+				strerror(errno));
+		ua_space_destroy(sp);
+		return errno == ENOENT ? 127 : 126;
+	}
+	if (trace)
+		ua_linux_trace(t, 2);
+	ua_stats_reset();
+	status = ua_task_run(t);
+	ua_stats_get(&st);
+	if (status < 0) {
+		fprintf(stderr, "uarun: cannot run %s: %s\n", argv[optind],
+			strerror(-status));
+		return 126;
+	}
+	if (stats)
+		print_stats(t, &st);
+	ua_task_destroy(t);
+	ua_space_destroy(sp);
+	exit_like(status);
+}
