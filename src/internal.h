@@ -117,6 +117,7 @@ UA_HIDDEN void ua__die(const char *fmt, ...)
 	__attribute__((noreturn, format(printf, 1, 2)));
 UA_HIDDEN void ua__write_str(int fd, const char *s);
 UA_HIDDEN char *ua__fmt_hex(char *buf, uintptr_t v);
+UA_HIDDEN char *ua__fmt_dec(char *buf, unsigned long v);
 
 /* src/core/space_registry.c */
 UA_HIDDEN int ua__registry_add(struct ua_space *sp);

@@ -127,21 +127,6 @@ struct violation {
 	bool fixup; /* the instruction has a fixup, deliberately not taken */
 };
 
-static char *fmt_dec(char *buf, unsigned long v)
-{
-	char tmp[24];
-	int n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		buf[i++] = tmp[--n];
-	buf[i] = 0;
-	return buf;
-}
-
 /*
  * The KUAP oops: the monitor touched guest memory of a protected space
  * outside a window, or wrote inside a read window.  Async-signal-safe
@@ -165,7 +150,7 @@ report_violation(const struct violation *v, siginfo_t *info, ucontext_t *uc)
 			ua__write_str(2, " opened at ");
 			ua__write_str(2, ua_self.win_file);
 			ua__write_str(2, ":");
-			ua__write_str(2, fmt_dec(buf, (unsigned)ua_self.win_line));
+			ua__write_str(2, ua__fmt_dec(buf, (unsigned)ua_self.win_line));
 		}
 	} else {
 		ua__write_str(2, " outside an access window");
@@ -173,7 +158,7 @@ report_violation(const struct violation *v, siginfo_t *info, ucontext_t *uc)
 	ua__write_str(2, " (protection: ");
 	ua__write_str(2, ua_protect_name(v->sp->ops->kind));
 	ua__write_str(2, ", thread ");
-	ua__write_str(2, fmt_dec(buf, (unsigned long)gettid()));
+	ua__write_str(2, ua__fmt_dec(buf, (unsigned long)gettid()));
 	ua__write_str(2, ")\nuaccess: faulting instruction at ");
 	ua__write_str(2, ua__fmt_hex(buf, uc_pc(uc)));
 	ua__write_str(2, "\n");

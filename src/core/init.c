@@ -84,6 +84,22 @@ char *ua__fmt_hex(char *buf, uintptr_t v)
 	return buf;
 }
 
+/* Decimal digits; buf needs 21 bytes.  Async-signal-safe, unlike printf. */
+char *ua__fmt_dec(char *buf, unsigned long v)
+{
+	char tmp[20];
+	int n = 0, i = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		buf[i++] = tmp[--n];
+	buf[i] = 0;
+	return buf;
+}
+
 /* Fatal misuse: print "uaccess: ..." and abort.  Not for signal context. */
 void ua__die(const char *fmt, ...)
 {

@@ -105,21 +105,6 @@ size_t(ua_copy_to_user)(void *to, const void *from, size_t n)
 	return left;
 }
 
-static char *fmt_size(char *buf, size_t v)
-{
-	char tmp[24];
-	int n = 0, i = 0;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		buf[i++] = tmp[--n];
-	buf[i] = 0;
-	return buf;
-}
-
 /*
  * The run-time half of the header's size check (the kernel's
  * copy_overflow(), a warning with a trace; the copy does not happen).
@@ -136,9 +121,9 @@ size_t ua__copy_overflow(size_t size, size_t n, bool to_user)
 				   "overflow detected: the source has " :
 				   "uaccess: ua_copy_from_user: buffer "
 				   "overflow detected: the destination has ");
-	ua__write_str(2, fmt_size(buf, size));
+	ua__write_str(2, ua__fmt_dec(buf, size));
 	ua__write_str(2, " bytes, ");
-	ua__write_str(2, fmt_size(buf, n));
+	ua__write_str(2, ua__fmt_dec(buf, n));
 	ua__write_str(2, " were asked for; nothing copied\n"
 			 "uaccess: call trace:\n");
 	depth = backtrace(frames, 16);
