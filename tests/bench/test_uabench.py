@@ -284,7 +284,15 @@ class Json(unittest.TestCase):
         # Lock and unlock per trapped call, plus the task's first return
         # to guest code and its exit.
         for mode in ("sud block", "sud per-access"):
-            self.assertEqual(m[mode]["counts"]["switches"], 102)
+            sw = m[mode]["counts"]["switches"]
+            if os.environ.get("UA_SANITIZED"):
+                # The sanitizer's runtime, run from the guest's
+                # instrumented code, makes system calls of its own (its
+                # fake stacks' mmap): they trap too, two switches each.
+                self.assertGreaterEqual(sw, 102)
+                self.assertEqual(sw % 2, 0)
+            else:
+                self.assertEqual(sw, 102)
             self.assertEqual(m[mode]["counts"]["windows"], 0)
         st = {r["target"]: r["status"] for r in doc["ratios"]}
         self.assertEqual(st["trap_sud_vs_native"], "reported")
