@@ -136,7 +136,6 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 {
 	struct ua_sigstate *s = t->sig;
 	uint64_t bit = SIGBIT(sig);
-	bool kick = false;
 	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
@@ -163,12 +162,15 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 	}
 	atomic_fetch_or(&s->pending, bit);
 	wake(s);
-	kick = !(atomic_load(&s->blocked) & bit);
+	/*
+	 * Deliverable now: a task running guest code is interrupted.  Under
+	 * the lock: once it is released the woken task may exit and its
+	 * monitor free it, so the sender touches nothing of it after that.
+	 */
+	if (!(atomic_load(&s->blocked) & bit))
+		ua__task_kick(t);
 out:
 	pthread_mutex_unlock(&s->lock);
-	/* Deliverable now: a task running guest code is interrupted. */
-	if (kick)
-		ua__task_kick(t);
 	return ret;
 }
 
