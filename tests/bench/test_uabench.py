@@ -288,12 +288,12 @@ class Json(unittest.TestCase):
             if os.environ.get("UA_SANITIZED"):
                 # The sanitizer's runtime, run from the guest's
                 # instrumented code, makes system calls of its own (its
-                # fake stacks' mmap): they trap too, two switches each.
+                # fake stacks' mmap): they trap too.
+                # Those calls may read or write guest memory: windows.
                 self.assertGreaterEqual(sw, 102)
-                self.assertEqual(sw % 2, 0)
             else:
                 self.assertEqual(sw, 102)
-            self.assertEqual(m[mode]["counts"]["windows"], 0)
+                self.assertEqual(m[mode]["counts"]["windows"], 0)
         st = {r["target"]: r["status"] for r in doc["ratios"]}
         self.assertEqual(st["trap_sud_vs_native"], "reported")
 
