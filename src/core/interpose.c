@@ -148,15 +148,7 @@ static create_fn real_create(void)
 
 	if (f)
 		return f;
-	f = NULL;
-	/*
-	 * Only when this pthread_create holds the global name: a runtime in
-	 * its own shared object (GCC's libasan.so) keeps the name, and its
-	 * interceptor's "real" function would be this one again.
-	 */
-	if (__interceptor_pthread_create &&
-	    dlsym(RTLD_DEFAULT, "pthread_create") == (void *)pthread_create)
-		f = __interceptor_pthread_create;
+	f = __interceptor_pthread_create;
 	if (!f)
 		f = __pthread_create;
 	if (!f)
