@@ -130,17 +130,6 @@ typedef int (*create_fn)(pthread_t *, const pthread_attr_t *,
 extern int __pthread_create(pthread_t *, const pthread_attr_t *,
 			    void *(*)(void *), void *) __attribute__((weak));
 
-/*
- * A sanitizer runtime linked into the program itself (Clang's default)
- * defines its pthread_create interceptor in the same object as ours, so
- * ours wins the name and RTLD_NEXT finds libc's: call the interceptor by
- * its own name, or the sanitizer never learns of the thread (LeakSanitizer
- * then misses what only that thread's stack holds).
- */
-extern int __interceptor_pthread_create(pthread_t *, const pthread_attr_t *,
-					void *(*)(void *), void *)
-	__attribute__((weak));
-
 static create_fn real_create(void)
 {
 	static create_fn _Atomic fn;
@@ -148,9 +137,7 @@ static create_fn real_create(void)
 
 	if (f)
 		return f;
-	f = __interceptor_pthread_create;
-	if (!f)
-		f = __pthread_create;
+	f = __pthread_create;
 	if (!f)
 		f = (create_fn)dlsym(RTLD_NEXT, "pthread_create");
 	if (f)
