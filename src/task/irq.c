@@ -188,7 +188,8 @@ void ua__task_kick(struct ua_task *t)
 	int sig = __atomic_load_n(&irq_sig, __ATOMIC_ACQUIRE);
 	pid_t tid = __atomic_load_n(&t->host_tid, __ATOMIC_ACQUIRE);
 
-	if (!sig || !tid || tid == gettid())
+	/* The task's own thread (a raise): no syscall to find that out. */
+	if (!sig || !tid || ua__cur_task == t)
 		return;
 	if (__atomic_exchange_n(&t->kick_sent, 1, __ATOMIC_SEQ_CST))
 		return;
