@@ -114,16 +114,40 @@ static inline uint16_t cur_fcw(void)
  */
 void ua__fpu_fresh(void)
 {
+	ua__fpu_fresh_from(cur_mxcsr(), cur_fcw());
+}
+
+/*
+ * ua__fpu_fresh() with the control words already read (frame setup has
+ * just stored them for the frame).  Reading them costs more than the
+ * writes they would avoid: STMXCSR about 10-30 cycles here, LDMXCSR of
+ * the value already there about one.
+ */
+void ua__fpu_fresh_from(uint32_t mxcsr, uint16_t fcw)
+{
 	uint16_t fsw;
 
 	asm volatile("fnstsw %0" : "=m"(fsw));
-	if (cur_fcw() != FCW_DEFAULT || fsw)
+	if (fcw != FCW_DEFAULT || fsw)
 		asm volatile("fninit");
-	if (cur_mxcsr() != MXCSR_DEFAULT) {
+	if (mxcsr != MXCSR_DEFAULT) {
 		uint32_t v = MXCSR_DEFAULT;
 
 		asm volatile("ldmxcsr %0" : : "m"(v));
 	}
+}
+
+/*
+ * The control words of a restore that left the x87 status word clear
+ * (FNINIT, or ua__fpu_x87_clean()): FLDCW needs no FNCLEX before it, as no
+ * exception flag can become an unmasked pending one.  Written without
+ * reading them first: loading the value already there costs a cycle or
+ * two, reading it back to compare costs more.
+ */
+void ua__fpu_set_ctl(uint32_t mxcsr, uint16_t fcw)
+{
+	asm volatile("fldcw %0" : : "m"(fcw));
+	asm volatile("ldmxcsr %0" : : "m"(mxcsr));
 }
 
 void ua__fpu_load_ctl(uint32_t mxcsr, uint16_t fcw)
@@ -251,7 +275,7 @@ static void take_ctl(const struct ua_fpu_ctl *ctl, uint64_t rfbm,
  * clean (sticky exception flags, condition codes, TOP off 0) pays for
  * FNINIT, which costs about a hundred cycles.
  */
-static void x87_clean(void)
+void ua__fpu_x87_clean(void)
 {
 	uint16_t fsw;
 
@@ -301,7 +325,7 @@ static int restore_plain(uint64_t fp, uint64_t rfbm,
 	if (rest || (mxcsr & ~ua__fpu.mxcsr_mask))
 		return 0;
 	ua_unsafe_get_user(fcw, (const uint16_t *)fp, efault);
-	x87_clean();
+	ua__fpu_x87_clean();
 	out->fcw = fcw;
 	out->mxcsr = mxcsr;
 	return read_pkru(fp, rfbm, out) ? -EFAULT : 1;
