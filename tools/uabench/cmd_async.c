@@ -54,7 +54,7 @@
  * The sender spins this long for the handler, then yields the CPU at each
  * look: the spinning target may share its CPU, and must get it.
  */
-#define SPIN_NS 20000.0
+#define SPIN_NS 100000.0
 #define MAX_CFG (BENCH_MAX_METH - 1)
 
 /* What the spinning thread and the sender share (monitor memory). */

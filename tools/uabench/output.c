@@ -254,6 +254,9 @@ void bench_print_table(FILE *f, const struct bench_doc *doc)
 {
 	if (!strcmp(doc->subcommand, "signal1"))
 		fprintf(f, "uabench signal1 (sampled by wall time)\n");
+	else if (!strcmp(doc->subcommand, "async"))
+		fprintf(f, "uabench async (latency samples, %u rounds)\n",
+			doc->opts.reps);
 	else
 		fprintf(f, "uabench %s (reps %u, %s clock)\n", doc->subcommand,
 			doc->opts.reps, bench_clock_name());
@@ -818,6 +821,8 @@ void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs)
 		/* signal1 samples by time; its own table says how. */
 		if (!strcmp(doc->subcommand, "signal1"))
 			fprintf(f, "will-it-scale sampling (below).\n");
+		else if (!strcmp(doc->subcommand, "async"))
+			fprintf(f, "latency samples (below).\n");
 		else if (doc->opts.count)
 			fprintf(f,
 				"repetitions: %u per method; %llu operations "
