@@ -329,7 +329,9 @@ static int plot_targets(FILE *gp, const char *dir,
 				rows++;
 				continue;
 			}
-			fprintf(f, "\"%s vs %s%s%s%s\" %.6g\n",
+			/* fault's names are raise's: say which it is. */
+			fprintf(f, "\"%s%s vs %s%s%s%s\" %.6g\n",
+				strcmp(c->group, "fault") ? "" : "fault ",
 				c->m[r->num].method, c->m[r->den].method,
 				r->backend[0] ? " [" : "", r->backend,
 				r->backend[0] ? "]" : "",
