@@ -74,10 +74,10 @@ struct async_cfg {
 	enum ua_protect p;
 	struct ua_space *sp;
 	const char *unavailable;
-	double *lat;	 /* ns, one per sample taken */
-	uint64_t n;	 /* samples taken */
+	double *lat;	    /* ns, one per sample taken */
+	uint64_t n;	    /* samples taken */
 	struct ua_stats st; /* over every delivery of every round */
-	double q[5];	 /* min, median, p90, p99, max (ns) */
+	double q[5];	    /* min, median, p90, p99, max (ns) */
 	double round_med[BENCH_MAX_REPS];
 	unsigned rounds;
 };
@@ -126,13 +126,12 @@ static void spin(struct async_job *j)
 	uint64_t seen = 0;
 
 	while (!atomic_load_explicit(&j->stop, memory_order_relaxed)) {
-		uint64_t h = atomic_load_explicit(&j->handled,
-						  memory_order_acquire);
+		uint64_t h =
+			atomic_load_explicit(&j->handled, memory_order_acquire);
 
 		if (h != seen) {
 			seen = h;
-			atomic_store_explicit(&j->ack, h,
-					      memory_order_release);
+			atomic_store_explicit(&j->ack, h, memory_order_release);
 		}
 	}
 }
@@ -253,8 +252,7 @@ static void sample(struct async_priv *ap, struct async_cfg *cf,
 	}
 }
 
-static void round_host(struct async_priv *ap, struct async_cfg *cf,
-		       uint64_t n)
+static void round_host(struct async_priv *ap, struct async_cfg *cf, uint64_t n)
 {
 	struct async_job j = { 0 };
 	struct sigaction sa, old;
@@ -435,8 +433,8 @@ static void measure(struct bench_ctx *ctx, struct async_priv *ap)
 			else
 				round_engine(ap, cf, n);
 			if (cf->n > from) {
-				double *tmp = malloc((cf->n - from) *
-						     sizeof(double));
+				double *tmp =
+					malloc((cf->n - from) * sizeof(double));
 
 				if (!tmp)
 					bench_die("out of memory");
@@ -512,8 +510,8 @@ static void add_ratios(struct async_priv *ap, struct bench_doc *doc)
 		 "async p99, pthread_kill -> host handler (median %.0f us)",
 		 ap->cfg[0].q[1] / 1e3);
 	bench_ratio_set(doc, ap->case_idx, "host", NULL, BENCH_RATIO_LATENCY,
-			ap->cfg[0].n ? ap->cfg[0].q[3] / 1e3 : NAN, NULL,
-			false, what);
+			ap->cfg[0].n ? ap->cfg[0].q[3] / 1e3 : NAN, NULL, false,
+			what);
 	for (int i = 1; i < ap->ncfg; i++) {
 		const struct async_cfg *cf = &ap->cfg[i];
 		const char *mode =
@@ -604,9 +602,8 @@ static void async_print(FILE *f, const struct bench_doc *doc, bool md)
 				cf->n < ap->samples ? "*" : "", q[0], q[1],
 				q[2], q[3], q[4], sw);
 		else
-			fprintf(f,
-				"  %-27s %6llu%s %8s %8s %8s %8s %9s %9s\n", t,
-				(unsigned long long)cf->n,
+			fprintf(f, "  %-27s %6llu%s %8s %8s %8s %8s %9s %9s\n",
+				t, (unsigned long long)cf->n,
 				cf->n < ap->samples ? "*" : " ", q[0], q[1],
 				q[2], q[3], q[4], sw);
 	}
@@ -636,14 +633,13 @@ static void async_json(struct bench_json *w, const struct bench_doc *doc)
 	bench_json_open(w, "configs", '[');
 	for (int i = 0; i < ap->ncfg; i++) {
 		const struct async_cfg *cf = &ap->cfg[i];
-		const struct bench_meas *m =
-			&doc->cases[ap->case_idx].m[i];
+		const struct bench_meas *m = &doc->cases[ap->case_idx].m[i];
 
 		bench_json_open(w, NULL, '{');
 		bench_json_str(w, "name", cf->name);
 		bench_json_str(w, "kind", cf->host ? "host" : "engine");
 		bench_json_str(w, "frame_mode",
-			       cf->host		     ? NULL :
+			       cf->host			  ? NULL :
 			       cf->mode == UA_FRAME_BLOCK ? "block" :
 							    "per-access");
 		bench_json_str(w, "backend",
@@ -689,8 +685,7 @@ static int async_run(struct bench_ctx *ctx, struct bench_doc *doc)
 	/* Every latency is kept for the quantiles: 8 bytes a sample. */
 	if (ctx->opts.count > MAX_SAMPLES)
 		return bench_usage_error(&bench_cmd_async,
-					 "-n: at most %d samples",
-					 MAX_SAMPLES);
+					 "-n: at most %d samples", MAX_SAMPLES);
 	ap = calloc(1, sizeof(*ap));
 	if (!ap)
 		bench_die("out of memory");

@@ -270,8 +270,7 @@ static void fault_print(FILE *f, const struct bench_doc *doc, bool md)
 		bench_fmt_ratio(b, sizeof(b), m->ratio);
 		bench_fmt_count(sw, sizeof(sw), m->counts.switches,
 				m->counts.ops);
-		bench_fmt_count(w, sizeof(w), m->counts.windows,
-				m->counts.ops);
+		bench_fmt_count(w, sizeof(w), m->counts.windows, m->counts.ops);
 		if (md)
 			fprintf(f, "| %s | %s | %s | %s | %s |\n", t, a,
 				i == c->ref ? "-" : b, sw, w);

@@ -222,8 +222,7 @@ static int plot_fault(FILE *gp, const char *dir, const struct bench_doc *doc)
 	if (!f)
 		return -errno;
 	for (int i = 0; i < c->nmeth; i++) {
-		if (i == c->ref || c->m[i].unavailable ||
-		    isnan(c->m[i].ratio))
+		if (i == c->ref || c->m[i].unavailable || isnan(c->m[i].ratio))
 			continue;
 		fprintf(f, "%s %.6g\n", c->m[i].method, c->m[i].ratio);
 		top = fmax(top, c->m[i].ratio);
