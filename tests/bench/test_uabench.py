@@ -376,9 +376,9 @@ class Json(unittest.TestCase):
         self.assertEqual([m["method"] for m in case["methods"]], names)
         run = self.check_skipped(doc, ms)
         ex = doc["extra"]
-        self.assertEqual(ex["latency_clock"],
-                         "tsc" if doc["machine"]["tsc_invariant"]
-                         else "monotonic")
+        # The TSC only where it is invariant (and the kernel's clock).
+        if not doc["machine"]["tsc_invariant"]:
+            self.assertEqual(ex["latency_clock"], "monotonic")
         self.assertEqual((ex["signal"], ex["samples"], ex["rounds"]),
                          (10, 40, 2))
         self.assertGreater(ex["interrupt_signal"], 0)
@@ -453,6 +453,11 @@ class Json(unittest.TestCase):
             self.assertEqual(c["samples"], 6)
         for m in doc["cases"][0]["methods"]:
             self.assertEqual(len(m["samples_ns"]), 3)
+        if doc["machine"]["tsc_invariant"]:
+            doc = self.json_of("async", "--protect", "none", "-n", "2",
+                               "-r", "1", "-T", "10000000", "--clock",
+                               "tsc")
+            self.assertEqual(doc["extra"]["latency_clock"], "tsc")
 
     def test_instructions(self):
         doc = self.json_of("null_syscall", "--protect", "none", "-n", "20",

@@ -12,8 +12,10 @@
  * One sample: the sender waits until the spinning code has seen the
  * previous handler return (so the target is back in its loop, in guest
  * mode), reads the clock, sends; the handler reads the same clock first
- * thing.  The clock is the TSC when it is invariant (one rate on every
- * CPU), else CLOCK_MONOTONIC.  The samples of a configuration are split
+ * thing.  Two CPUs' readings are compared, so the clock is the TSC only
+ * where the kernel keeps time with it (it is invariant, and the kernel has
+ * found it synchronised across CPUs), else CLOCK_MONOTONIC; --clock tsc
+ * or monotonic chooses.  The samples of a configuration are split
  * over -r rounds, and each round runs every configuration once, the order
  * rotated, so a change in the machine's load hits every row alike; the
  * median and the p99 are over all samples of a configuration.
@@ -345,6 +347,26 @@ static double median_of(double *v, uint64_t n)
 
 /* ---- set-up ---- */
 
+/*
+ * The kernel keeps time with the TSC only while its checks find the TSC
+ * synchronised across CPUs (arch/x86/kernel/tsc_sync.c, and the
+ * clocksource watchdog, which marks it unstable otherwise).
+ */
+static bool kernel_clock_is_tsc(void)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/"
+			"current_clocksource",
+			"r");
+	char buf[32] = "";
+	bool tsc;
+
+	if (!f)
+		return false;
+	tsc = fgets(buf, sizeof(buf), f) && !strcmp(buf, "tsc\n");
+	fclose(f);
+	return tsc;
+}
+
 #ifdef __x86_64__
 static double tsc_ns_per_tick(void)
 {
@@ -564,11 +586,11 @@ static void async_print(FILE *f, const struct bench_doc *doc, bool md)
 
 	fprintf(f,
 		"\n%ssend (ua_task_kill / pthread_kill) -> handler entry in a "
-		"task spinning\nwithout syscalls, %s clock; %llu samples per "
-		"configuration over %u rounds;\nlatencies in us; switches per "
-		"delivery exact\n\n",
-		md ? "" : "async: ", ap->tsc ? "TSC" : "CLOCK_MONOTONIC",
-		(unsigned long long)ap->samples, ap->rounds);
+		"task spinning\nwithout syscalls; %llu samples per "
+		"configuration over %u rounds, %s clock;\nlatencies in us; "
+		"switches per delivery exact\n\n",
+		md ? "" : "async: ", (unsigned long long)ap->samples,
+		ap->rounds, ap->tsc ? "TSC" : "CLOCK_MONOTONIC");
 	if (md)
 		fprintf(f, "| configuration | samples | min | median | p90 | "
 			   "p99 | max | switches per delivery |\n"
@@ -698,9 +720,11 @@ static int async_run(struct bench_ctx *ctx, struct bench_doc *doc)
 	ap->round_ns = (double)ctx->opts.rep_us * 1e3;
 	if ((uint64_t)ap->rounds > ap->samples)
 		ap->rounds = (unsigned)ap->samples;
-	/* --clock monotonic asks for it; otherwise the TSC if it is a clock. */
-	ap->tsc = ctx->opts.clock != BENCH_CLOCK_MONOTONIC &&
-		  bench_tsc_invariant();
+	/* --clock chooses; by default the TSC where the kernel trusts it. */
+	if (ctx->opts.clock == BENCH_CLOCK_CPUTIME)
+		ap->tsc = bench_tsc_invariant() && kernel_clock_is_tsc();
+	else
+		ap->tsc = ctx->opts.clock == BENCH_CLOCK_TSC;
 	use_tsc = ap->tsc;
 	if (ap->tsc)
 		ap->ns_per_tick = tsc_ns_per_tick();
@@ -735,9 +759,10 @@ const struct bench_cmd bench_cmd_async = {
 		 "rounds they are\n"
 		 "   split over, default 5; -T: a round's time limit, default "
 		 "400000 us;\n"
-		 "   the clock is the TSC when invariant, else "
-		 "CLOCK_MONOTONIC, which\n"
-		 "   --clock monotonic forces)\n",
+		 "   the clock is the TSC where it is invariant and the "
+		 "kernel's clocksource,\n"
+		 "   else CLOCK_MONOTONIC; --clock tsc or monotonic "
+		 "chooses)\n",
 	.opts = BOPT_PROTECT,
 	.defaults = async_defaults,
 	.run = async_run,
