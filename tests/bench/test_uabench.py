@@ -138,6 +138,7 @@ class Json(unittest.TestCase):
         st = {r["backend"]: r["status"] for r in doc["ratios"]
               if r["target"]}
         self.assertEqual(st["mprotect"], "reported")
+        self.check_wrpkru(doc, "zero", "clear_user")
 
     def test_nofault(self):
         doc = self.json_of("nofault", "-n", "20", "-r", "2")
@@ -193,8 +194,9 @@ class Json(unittest.TestCase):
         want = (["host"] + ["per_access_" + b for b in bes] +
                 ["block_" + b for b in bes])
         self.assertEqual(names, want)
-        (case,) = doc["cases"]
+        case, sc = doc["cases"]
         self.assertEqual([m["method"] for m in case["methods"]], want)
+        self.check_scaling(doc, sc, threads)
         per_access = set()
         for c, m in zip(ex["configs"], case["methods"]):
             ms = c["measurement"]
@@ -216,7 +218,36 @@ class Json(unittest.TestCase):
             self.assertGreater(c["round_trips"], 0)
         # Per-access frames make the same switches under every backend.
         self.assertEqual(len(per_access), 1)
-        self.assertEqual(doc["targets"], [])
+        (t,) = doc["targets"]
+        self.assertEqual(t["key"], "signal1_scaling")
+        self.assertIn(t["status"], ("met", "not met"))
+
+    def check_scaling(self, doc, sc, threads):
+        """One task, then -t tasks (2 for -t 1), per task-thread CPU-s."""
+        many = threads if threads > 1 else 2
+        names = ["1_task", f"{many}_tasks"]
+        self.assertEqual(sc["group"], "signal1_scaling")
+        self.assertEqual(sc["backend"], "none")
+        self.assertEqual([m["method"] for m in sc["methods"]], names)
+        s = doc["extra"]["scaling"]
+        self.assertEqual(s["clock"],
+                         "CLOCK_THREAD_CPUTIME_ID of each task thread")
+        self.assertEqual([x["tasks"] for x in s["runs"]], [1, many])
+        rate = []
+        for x in s["runs"]:
+            self.assertGreater(x["round_trips"], 0)
+            self.assertGreater(x["cpu_seconds"], 0)
+            self.assertAlmostEqual(x["per_task_per_cpu_second"] /
+                                   (x["round_trips"] / x["cpu_seconds"]),
+                                   1, places=6)
+            rate.append(x["per_task_per_cpu_second"])
+        self.assertAlmostEqual(s["ratio"] / (rate[1] / rate[0]), 1, places=6)
+        (r,) = [r for r in doc["ratios"] if r["target"] == "signal1_scaling"]
+        self.assertEqual((r["method"], r["reference"]), tuple(reversed(names)))
+        self.assertEqual(r["kind"], "speed")
+        self.assertAlmostEqual(r["value"] / s["ratio"], 1, places=6)
+        self.assertIn("thread-CPU-s", r["what"])
+        self.assertIn(r["status"], ("met", "not met"))
 
     def test_raise(self):
         doc = self.json_of("raise", "-n", "50", "-r", "2", "--no-insns")
@@ -275,6 +306,38 @@ class Json(unittest.TestCase):
         st = {r["backend"]: r["status"] for r in doc["ratios"]}
         self.assertIn(st["none"], ("met", "not met"))
         self.assertEqual(st["mprotect"], "reported")
+        self.check_wrpkru(doc, "null_syscall", "ua_sys_nop")
+        r = run("null_syscall", "-n", "100", "-r", "1", "--no-insns")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        if "pkey" not in bes:
+            self.assertIn("skipped: CPUID.(EAX=7,ECX=0):ECX.", r.stdout)
+
+    def check_wrpkru(self, doc, group, method):
+        """The pkey WRPKRU row: measured with protection keys, else
+        skipped with the CPUID bit that says why."""
+        (r,) = [r for r in doc["ratios"] if r["target"] == "pkey_wrpkru"]
+        self.assertEqual(r["backend"], "pkey")
+        self.assertEqual(r["method"], method)
+        self.assertIn("WRPKRU per op", r["what"])
+        if "pkey" in self.backends(doc):
+            self.assertEqual(r["status"], "reported")
+            self.assertEqual(r["kind"], "count")
+            m = methods(doc, group, "pkey")
+            (lab,) = m
+            c = m[lab][method]["counts"]
+            self.assertEqual(r["value"], c["switches"] / c["ops"])
+            self.assertIn("ns each", r["what"])
+            self.assertNotIn("skipped_reason", r)
+            return
+        self.assertEqual(r["status"], "skipped")
+        self.assertIsNone(r["value"])
+        with open("/proc/cpuinfo") as f:
+            flags = f.read().split()
+        bit = "OSPKE[bit 4]" if "pku" in flags else "PKU[bit 3]"
+        self.assertIn("CPUID.(EAX=7,ECX=0):ECX." + bit + " = 0",
+                      r["skipped_reason"])
+        (t,) = [t for t in doc["targets"] if t["key"] == "pkey_wrpkru"]
+        self.assertEqual(t["status"], "skipped")
 
     def test_trap(self):
         doc = self.json_of("trap", "--protect", "none", "-n", "50", "-r",
@@ -525,8 +588,10 @@ class Report(unittest.TestCase):
             self.assertEqual(st["sig_switches_block"], "met")
             self.assertEqual(st["sig_switches_per_access"], "reported")
             for k in ("sig_vs_host", "null_syscall_vs_getppid",
-                      "nofault_vs_pvr", "fault_vs_host", "async_p99"):
+                      "nofault_vs_pvr", "fault_vs_host", "async_p99",
+                      "signal1_scaling"):
                 self.assertIn(st[k], ("met", "not met"))
+            self.assertIn(st["pkey_wrpkru"], ("reported", "skipped"))
             with open(os.path.join(out, "summary.md")) as f:
                 md = f.read()
             self.assertIn("| measure | backend | ratio or count | quartiles "
@@ -537,6 +602,11 @@ class Report(unittest.TestCase):
             self.assertIn("| host kernel (raise) |", md)
             self.assertIn("| host kernel (SIGFPE) |", md)
             self.assertIn("| host (pthread_kill) |", md)
+            self.assertIn("| signal1 per task per thread-CPU-s, 2 tasks / "
+                          "1 (block none) | none |", md)
+            self.assertIn("CLOCK_THREAD_CPUTIME_ID of each task thread", md)
+            self.assertIn("| pkey null syscall: WRPKRU per op", md)
+            self.assertIn("| pkey clear_user: WRPKRU per op", md)
             svgs = sorted(n for n in os.listdir(out) if n.endswith(".svg"))
             self.assertEqual(svgs, ["async.svg", "fault.svg",
                                     "nofault.svg", "raise.svg",

@@ -244,6 +244,7 @@ static int ns_run(struct bench_ctx *ctx, struct bench_doc *doc)
 		if (set & BENCH_BACKEND_BIT(p))
 			run_backend(ctx, doc, p);
 	}
+	bench_wrpkru_row(doc, "null_syscall", "ua_sys_nop", "null syscall");
 	ns_insns(ctx, doc, np);
 	return 0;
 }

@@ -17,6 +17,14 @@
  * its average, the ratio to the engine without protection in the same
  * frame mode and to the host, and the protection switches per round trip,
  * counted exactly (ua_stats) over a separate run of raises.
+ *
+ * Then the scaling check: engine block frames without protection, run
+ * with one task and right after with -t tasks (two when -t is 1).  Each
+ * task thread's CPU time (CLOCK_THREAD_CPUTIME_ID through
+ * pthread_getcpuclockid) divides its round trips: round trips per task per
+ * CPU-second of the task threads, many tasks over one.  A lock shared by
+ * the tasks shows as lost throughput per CPU-second (contended cache
+ * lines, futex calls); wall time cannot tell that from a busy VM's steal.
  */
 #include <errno.h>
 #include <math.h>
@@ -60,6 +68,7 @@ struct s1_cfg {
 	uint64_t ops;	    /* round trips counted over the measurement */
 	double cpu_s;	    /* CPU time of all tasks over the measurement */
 	struct ua_stats st; /* over COUNT_RAISES round trips (task 0) */
+	unsigned tasks;	    /* 0: the run's -t */
 };
 
 struct s1_priv {
@@ -68,6 +77,7 @@ struct s1_priv {
 	int nwarm, nmeas;
 	struct s1_cfg cfg[MAX_CFG];
 	int ncfg, case_idx;
+	struct s1_cfg scale[2]; /* block none: one task, then many */
 };
 
 /* What the tasks of one run share. */
@@ -286,7 +296,7 @@ static void die_worker(const struct s1_cfg *cf, const struct s1_worker *w)
 static void run_cfg(struct bench_ctx *ctx, struct s1_priv *pv,
 		    struct s1_cfg *cf)
 {
-	unsigned n = pv->threads;
+	unsigned n = cf->tasks ? cf->tasks : pv->threads;
 	struct s1_shared sh = { .cfg = cf };
 	struct s1_worker *w = calloc(n, sizeof(*w));
 	uint64_t *prev = calloc(n, sizeof(*prev)), ops = 0, sum = 0;
@@ -485,6 +495,9 @@ static void print_wis(FILE *f, const struct s1_priv *pv)
 	}
 }
 
+static void print_scaling(FILE *f, const struct s1_priv *pv, bool md);
+static void json_scaling(struct bench_json *w, const struct s1_priv *pv);
+
 static void s1_print(FILE *f, const struct bench_doc *doc, bool md)
 {
 	const struct s1_priv *pv = doc->priv;
@@ -531,6 +544,7 @@ static void s1_print(FILE *f, const struct bench_doc *doc, bool md)
 			fprintf(f, "  %-27s %12s %12s %8s %8s %9s\n", t, a, c,
 				nn, h, sw);
 	}
+	print_scaling(f, pv, md);
 }
 
 static void json_samples(struct bench_json *w, const char *key,
@@ -582,6 +596,107 @@ static void s1_json(struct bench_json *w, const struct bench_doc *doc)
 		bench_json_close(w, '}');
 	}
 	bench_json_close(w, ']');
+	json_scaling(w, pv);
+}
+
+/* ---- scaling: one task vs many, per CPU-second of the task threads ---- */
+
+/* Round trips per task per CPU-second of the task threads. */
+static double per_cpu_s(const struct s1_cfg *cf)
+{
+	return cf->cpu_s > 0 ? (double)cf->ops / cf->cpu_s : NAN;
+}
+
+static void run_scaling(struct bench_ctx *ctx, struct s1_priv *pv)
+{
+	for (int i = 0; i < 2; i++) {
+		struct s1_cfg *cf = &pv->scale[i];
+
+		cf->mode = UA_FRAME_BLOCK;
+		cf->p = UA_PROTECT_NONE;
+		cf->tasks = i ? (pv->threads > 1 ? pv->threads : 2) : 1;
+		snprintf(cf->name, sizeof(cf->name), "%u_task%s", cf->tasks,
+			 cf->tasks == 1 ? "" : "s");
+		run_cfg(ctx, pv, cf);
+		ctx->cases_done++;
+	}
+}
+
+/* A case of its own: ns of task CPU time per round trip, per task. */
+static void add_scaling(struct s1_priv *pv, struct bench_doc *doc)
+{
+	struct bench_case_res *res = bench_case_add(doc);
+	int idx = doc->ncases - 1;
+	char what[160];
+
+	snprintf(res->group, sizeof(res->group), "signal1_scaling");
+	snprintf(res->backend, sizeof(res->backend), "none");
+	snprintf(res->label, sizeof(res->label), "block");
+	res->nmeth = 2;
+	res->ref = 0;
+	for (int i = 0; i < 2; i++) {
+		const struct s1_cfg *cf = &pv->scale[i];
+		struct bench_meas *m = &res->m[i];
+
+		snprintf(m->method, sizeof(m->method), "%s", cf->name);
+		m->reps = 1;
+		m->ops = cf->ops;
+		m->ns[0] = m->ns_med = m->ns_min = m->ns_max =
+			1e9 / per_cpu_s(cf);
+		m->ratio = per_cpu_s(cf) / per_cpu_s(&pv->scale[0]);
+		m->counts.ops = COUNT_RAISES;
+		m->counts.switches = cf->st.switches;
+		m->counts.windows = cf->st.windows;
+		m->counts.fixups = cf->st.fixups;
+		m->insns = NAN;
+	}
+	snprintf(what, sizeof(what),
+		 "signal1 per task per thread-CPU-s, %u tasks / 1 (block none)",
+		 pv->scale[1].tasks);
+	bench_ratio_set(doc, idx, pv->scale[1].name, pv->scale[0].name,
+			BENCH_RATIO_SPEED, res->m[1].ratio, "signal1_scaling",
+			true, what);
+}
+
+static void print_scaling(FILE *f, const struct s1_priv *pv, bool md)
+{
+	const struct s1_cfg *a = &pv->scale[0], *b = &pv->scale[1];
+	char x[32], y[32], r[32];
+
+	bench_fmt_thousands(x, sizeof(x), per_cpu_s(a));
+	bench_fmt_thousands(y, sizeof(y), per_cpu_s(b));
+	bench_fmt_ratio(r, sizeof(r), per_cpu_s(b) / per_cpu_s(a));
+	fprintf(f,
+		"\n%sscaling, engine block none: round trips per task per "
+		"CPU-second of the task\nthreads (CLOCK_THREAD_CPUTIME_ID of "
+		"each task thread, not wall time): 1 task %s,\n%u tasks %s; "
+		"%u tasks / 1 task = %s (target >= 0.9: no lock shared "
+		"between tasks)\n",
+		md ? "" : "signal1: ", x, b->tasks, y, b->tasks, r);
+}
+
+static void json_scaling(struct bench_json *w, const struct s1_priv *pv)
+{
+	bench_json_open(w, "scaling", '{');
+	bench_json_str(w, "clock",
+		       "CLOCK_THREAD_CPUTIME_ID of each task thread");
+	bench_json_str(w, "frame_mode", "block");
+	bench_json_str(w, "backend", "none");
+	bench_json_open(w, "runs", '[');
+	for (int i = 0; i < 2; i++) {
+		const struct s1_cfg *cf = &pv->scale[i];
+
+		bench_json_open(w, NULL, '{');
+		bench_json_uint(w, "tasks", cf->tasks);
+		bench_json_uint(w, "round_trips", cf->ops);
+		bench_json_num(w, "cpu_seconds", cf->cpu_s);
+		bench_json_num(w, "per_task_per_cpu_second", per_cpu_s(cf));
+		bench_json_close(w, '}');
+	}
+	bench_json_close(w, ']');
+	bench_json_num(w, "ratio",
+		       per_cpu_s(&pv->scale[1]) / per_cpu_s(&pv->scale[0]));
+	bench_json_close(w, '}');
 }
 
 /* ---- the subcommand ---- */
@@ -647,13 +762,15 @@ static int s1_run(struct bench_ctx *ctx, struct bench_doc *doc)
 				add_cfg(pv, false, md, p);
 		}
 	}
-	ctx->cases_total = (unsigned)pv->ncfg;
+	ctx->cases_total = (unsigned)pv->ncfg + 2;
 	for (int i = 0; i < pv->ncfg; i++) {
 		run_cfg(ctx, pv, &pv->cfg[i]);
 		ctx->cases_done++;
 	}
+	run_scaling(ctx, pv);
 	fill_case(pv, doc);
 	add_ratios(pv, doc);
+	add_scaling(pv, doc);
 	bench_doc_note(doc,
 		       "task i is bound to the i-th allowed CPU modulo their "
 		       "number, as will-it-scale binds; each engine task runs "

@@ -153,6 +153,7 @@ static int zero_run(struct bench_ctx *ctx, struct bench_doc *doc)
 		if (set & BENCH_BACKEND_BIT(p))
 			run_backend(ctx, doc, p, mbuf);
 	}
+	bench_wrpkru_row(doc, "zero", "clear_user", "clear_user");
 	return 0;
 }
 

@@ -96,6 +96,8 @@ const char *bench_target_status(const struct bench_ratio *r)
 
 	if (!r->target_key)
 		return "informative";
+	if (r->skipped[0])
+		return "skipped";
 	if (isnan(r->value))
 		return "not measured";
 	if (!r->target_applies)
@@ -141,6 +143,7 @@ static const char *target_status(const struct bench_target *t,
 				 struct bench_doc *const *docs, int ndocs)
 {
 	bool any = false, applies = false, missed = false, unmeasured = false;
+	bool skipped_only = true;
 
 	for (int d = 0; d < ndocs; d++) {
 		for (int i = 0; i < docs[d]->nratios; i++) {
@@ -153,6 +156,8 @@ static const char *target_status(const struct bench_target *t,
 			s = bench_target_status(r);
 			if (!strcmp(s, "not measured"))
 				unmeasured = true;
+			if (strcmp(s, "skipped"))
+				skipped_only = false;
 			if (!strcmp(s, "met") || !strcmp(s, "not met"))
 				applies = true;
 			if (!strcmp(s, "not met"))
@@ -165,6 +170,8 @@ static const char *target_status(const struct bench_target *t,
 		return "not met";
 	if (applies)
 		return "met";
+	if (skipped_only)
+		return "skipped";
 	return unmeasured ? "not measured" : "reported";
 }
 
@@ -226,9 +233,18 @@ static const char *fmt_spread(char *b, size_t n, const struct bench_ratio *r)
 	return b;
 }
 
+/* A ratio's status for a table: a skipped one says why. */
+static const char *status_text(char *b, size_t n, const struct bench_ratio *r)
+{
+	if (!r->skipped[0])
+		return bench_target_status(r);
+	snprintf(b, n, "skipped: %s", r->skipped);
+	return b;
+}
+
 static void print_ratios(FILE *f, const struct bench_doc *doc)
 {
-	char v[32], q[40];
+	char v[32], q[40], st[200];
 
 	if (!doc->nratios)
 		return;
@@ -245,7 +261,7 @@ static void print_ratios(FILE *f, const struct bench_doc *doc)
 			fmt_spread(q, sizeof(q), r));
 		if (t)
 			fprintf(f, "  target %s: %s", t->target,
-				bench_target_status(r));
+				status_text(st, sizeof(st), r));
 		fputc('\n', f);
 	}
 }
@@ -290,7 +306,7 @@ static void target_row(FILE *f, bool md, const char *what, const char *be,
 void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 			 bool md)
 {
-	char v[32], q[40];
+	char v[32], q[40], st[200];
 
 	if (md)
 		fprintf(f, "| measure | backend | ratio or count | quartiles | "
@@ -316,7 +332,8 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 					   r->backend[0] ? r->backend : "-",
 					   fmt_value(v, sizeof(v), r, docs[d]),
 					   fmt_spread(q, sizeof(q), r),
-					   t->target, bench_target_status(r));
+					   t->target,
+					   status_text(st, sizeof(st), r));
 			}
 		}
 		if (!any)
@@ -622,6 +639,8 @@ static void jw_ratio(struct jw *w, const struct bench_doc *doc,
 	jw_num(w, "q3", r->q3);
 	jw_str(w, "target", r->target_key);
 	jw_str(w, "status", bench_target_status(r));
+	if (r->skipped[0])
+		jw_str(w, "skipped_reason", r->skipped);
 	jw_close(w, '}');
 }
 

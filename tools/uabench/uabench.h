@@ -235,6 +235,7 @@ struct bench_ratio {
 	const char *target_key; /* NULL: informative only */
 	bool target_applies;	/* false: "reported" (e.g. mprotect rows) */
 	enum bench_ratio_kind kind;
+	char skipped[160]; /* set: not measured here, why ("skipped") */
 };
 
 struct bench_json;
@@ -351,6 +352,14 @@ const char *bench_insns_source_name(enum bench_insn_source s);
 int bench_count_insns(struct bench_ctx *ctx, const char *sub,
 		      struct bench_insn_job *jobs, int njobs, const char **why);
 int bench_count_child_main(int argc, char **argv);
+
+/*
+ * wrpkru.c: after @group's pkey case ran, a row "pkey_wrpkru": WRPKRU per
+ * operation of @method and their share of its time; without protection
+ * keys a skipped row with the reason (CPUID OSPKE).  @op names it.
+ */
+void bench_wrpkru_row(struct bench_doc *doc, const char *group,
+		      const char *method, const char *op);
 
 /* plot.c; bench_plot: 0, a negative errno, or 1 when gnuplot failed */
 /* Search PATH for an executable; its path in buf, or NULL. */
