@@ -124,6 +124,10 @@ extern const struct bench_cmd bench_cmd_signal1;
 extern const struct bench_cmd bench_cmd_raise;
 extern const struct bench_cmd bench_cmd_null_syscall;
 extern const struct bench_cmd bench_cmd_trap;
+extern const struct bench_cmd bench_cmd_compilers;
+extern const struct bench_cmd bench_cmd_real_getppid;
+extern const struct bench_cmd bench_cmd_real_signal1;
+extern const struct bench_cmd bench_cmd_real_dd;
 extern const struct bench_cmd bench_cmd_report;
 
 /* The table of subcommands, NULL-terminated (main.c). */
@@ -230,6 +234,7 @@ struct bench_ratio {
 	const char *target_key; /* NULL: informative only */
 	bool target_applies;	/* false: "reported" (e.g. mprotect rows) */
 	enum bench_ratio_kind kind;
+	const char *not_run; /* a method was not run: why (its reason) */
 };
 
 struct bench_json;
