@@ -595,3 +595,90 @@ const struct bench_cmd bench_cmd_compilers = {
 	.run = acc_run,
 	.in_report = true,
 };
+
+/*
+ * compilers.svg for report: per case and backend, each compiler's speed
+ * relative to its reference (1: as fast as a plain load or libc's
+ * memset).  Returns 1 with a plot written, 0 with nothing, or -errno.
+ */
+int bench_plot_compilers(FILE *gp, const char *dir,
+			 struct bench_doc *const *docs, int ndocs)
+{
+	const struct bench_doc *doc = NULL;
+	char labels[4][32], path[4096];
+	int nl = 0, rows = 0;
+	FILE *f;
+
+	for (int d = 0; d < ndocs; d++) {
+		if (!strcmp(docs[d]->subcommand, "compilers"))
+			doc = docs[d];
+	}
+	if (!doc)
+		return 0;
+	/* The compilers measured, in the order they came. */
+	for (int i = 0; i < doc->ncases && nl < 4; i++) {
+		const struct bench_case_res *c = &doc->cases[i];
+		bool seen = false;
+
+		for (int k = 0; k < nl; k++)
+			seen |= !strcmp(labels[k], c->label);
+		if (!seen && !isnan(c->m[1].ratio))
+			snprintf(labels[nl++], sizeof(labels[0]), "%s",
+				 c->label);
+	}
+	snprintf(path, sizeof(path), "%s/data/compilers.dat", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "case");
+	for (int k = 0; k < nl; k++)
+		fprintf(f, " \"%s\"", labels[k]);
+	fputc('\n', f);
+	for (int g = 0; g < 3; g++) {
+		for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY;
+		     p++) {
+			const char *be = ua_protect_name(p);
+			double v[4];
+			bool any = false;
+
+			for (int k = 0; k < nl; k++) {
+				v[k] = NAN;
+				for (int i = 0; i < doc->ncases; i++) {
+					const struct bench_case_res *c =
+						&doc->cases[i];
+
+					if (!strcmp(c->group, groups[g]) &&
+					    !strcmp(c->backend, be) &&
+					    !strcmp(c->label, labels[k]))
+						v[k] = c->m[1].ratio;
+				}
+				any |= !isnan(v[k]);
+			}
+			if (!any)
+				continue;
+			fprintf(f, "\"%s [%s]\"", groups[g], be);
+			for (int k = 0; k < nl; k++)
+				fprintf(f, isnan(v[k]) ? " ?" : " %.6g", v[k]);
+			fputc('\n', f);
+			rows++;
+		}
+	}
+	fclose(f);
+	if (!rows)
+		return 0;
+	fprintf(gp,
+		"set terminal svg size 900,560 noenhanced font 'sans,12' "
+		"background rgb 'white'\n"
+		"set output 'compilers.svg'\nunset logscale\n"
+		"set title 'accessor loops by compiler: speed relative to a "
+		"plain load (load, load_chain) or libc memset (zero)'\n"
+		"set xlabel ''\nset ylabel 'speed ratio (log)'\n"
+		"set logscale y 10\nset grid ytics\nset key left top\n"
+		"set datafile missing '?'\nset style data histograms\n"
+		"set style histogram clustered\n"
+		"set style fill solid 0.7 border -1\n"
+		"plot for [k=2:%d] 'data/compilers.dat' using k:xtic(1) "
+		"title columnheader(k), 1 with lines lw 2 notitle\n",
+		nl + 1);
+	return 1;
+}

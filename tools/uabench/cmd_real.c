@@ -642,3 +642,76 @@ const struct bench_cmd bench_cmd_real_dd = {
 	.run = run_dd,
 	.in_report = true,
 };
+
+/*
+ * real.svg for report: per program and trap path, each uarun
+ * configuration's speed relative to the native run (log scale; the line
+ * at 1 is the native speed).  A configuration not run is left out.
+ * Returns 1 with a plot written, 0 with nothing to plot, or -errno.
+ */
+int bench_plot_real(FILE *gp, const char *dir, struct bench_doc *const *docs,
+		    int ndocs)
+{
+	static const char *const cols[] = { "block_none", "per_access_none",
+					    "block_mprotect",
+					    "per_access_mprotect",
+					    "block_pkey", "per_access_pkey" };
+	const int ncols = (int)(sizeof(cols) / sizeof(cols[0]));
+	char path[4096];
+	int rows = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/data/real.dat", dir);
+	f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "case");
+	for (int k = 0; k < ncols; k++)
+		fprintf(f, " %s", cols[k]);
+	fputc('\n', f);
+	for (int d = 0; d < ndocs; d++) {
+		if (strncmp(docs[d]->subcommand, "real_", 5))
+			continue;
+		for (int i = 0; i < docs[d]->ncases; i++) {
+			const struct bench_case_res *c = &docs[d]->cases[i];
+			bool any = false;
+
+			for (int k = 0; k < ncols; k++) {
+				int m = bench_meas_index(c, cols[k]);
+
+				any |= m >= 0 && !isnan(c->m[m].ratio);
+			}
+			if (!any)
+				continue;
+			fprintf(f, "\"%s %s\"", c->group, c->label);
+			for (int k = 0; k < ncols; k++) {
+				int m = bench_meas_index(c, cols[k]);
+
+				if (m < 0 || isnan(c->m[m].ratio))
+					fprintf(f, " ?");
+				else
+					fprintf(f, " %.6g", c->m[m].ratio);
+			}
+			fputc('\n', f);
+			rows++;
+		}
+	}
+	fclose(f);
+	if (!rows)
+		return 0;
+	fprintf(gp,
+		"set terminal svg size 1000,560 noenhanced font 'sans,12' "
+		"background rgb 'white'\n"
+		"set output 'real.svg'\nunset logscale\n"
+		"set title 'static programs under uarun: speed relative to "
+		"the native run (> 1: faster under uarun)'\n"
+		"set xlabel ''\nset ylabel 'native time / uarun time (log)'\n"
+		"set logscale y 10\nset grid ytics\nset key outside right\n"
+		"set datafile missing '?'\nset style data histograms\n"
+		"set style histogram clustered\n"
+		"set style fill solid 0.7 border -1\n"
+		"plot for [k=2:%d] 'data/real.dat' using k:xtic(1) "
+		"title columnheader(k), 1 with lines lw 2 notitle\n",
+		ncols + 1);
+	return 1;
+}

@@ -356,6 +356,11 @@ int bench_count_child_main(int argc, char **argv);
 /* Search PATH for an executable; its path in buf, or NULL. */
 const char *bench_find_on_path(const char *prog, char *buf, size_t len);
 const char *bench_find_gnuplot(void);
+/* Plots of cmd_compilers.c and cmd_real.c: 1 written, 0 none, -errno. */
+int bench_plot_compilers(FILE *gp, const char *dir,
+			 struct bench_doc *const *docs, int ndocs);
+int bench_plot_real(FILE *gp, const char *dir, struct bench_doc *const *docs,
+		    int ndocs);
 int bench_plot(const char *dir, const char *gnuplot,
 	       struct bench_doc *const *docs, int ndocs, int *nplots);
 
