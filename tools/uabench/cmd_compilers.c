@@ -380,8 +380,8 @@ static int merge_samples(struct bench_doc *doc, char *text)
 static int run_peer(struct bench_ctx *ctx, const char *peer, char **out,
 		    char *why, size_t wlen)
 {
-	char reps[16], rep_us[24], prot[64] = "";
-	const char *argv[12];
+	char reps[16], rep_us[24], count[24], prot[64] = "";
+	const char *argv[16];
 	size_t len = 0, cap = 1 << 16;
 	posix_spawn_file_actions_t fa;
 	int pipefd[2], k = 0, rc, st;
@@ -398,6 +398,12 @@ static int run_peer(struct bench_ctx *ctx, const char *peer, char **out,
 	argv[k++] = rep_us;
 	argv[k++] = "--clock";
 	argv[k++] = bench_clock_name();
+	if (ctx->opts.count) {
+		snprintf(count, sizeof(count), "%llu",
+			 (unsigned long long)ctx->opts.count);
+		argv[k++] = "-n";
+		argv[k++] = count;
+	}
 	for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY; p++) {
 		if (!(ctx->opts.backends & BENCH_BACKEND_BIT(p)))
 			continue;
@@ -493,6 +499,7 @@ static void measure_peer(struct bench_ctx *ctx, struct bench_doc *doc)
 {
 	const char *peer = getenv(PEER_ENV);
 	char why[240], path[4096], *out = NULL;
+	int before = doc->ncases;
 
 	if (self_is_peer())
 		return;
@@ -511,12 +518,13 @@ static void measure_peer(struct bench_ctx *ctx, struct bench_doc *doc)
 		return;
 	}
 	bench_progress_line(ctx, "compilers: " PEER_NAME " build");
-	if (run_peer(ctx, peer, &out, why, sizeof(why)) ||
-	    merge_samples(doc, out) <= 0) {
-		if (out)
-			snprintf(why, sizeof(why),
-				 "the %s build (%.120s) printed no samples",
-				 PEER_NAME, peer);
+	if (run_peer(ctx, peer, &out, why, sizeof(why))) {
+		peer_not_run(ctx, doc, why);
+	} else if (merge_samples(doc, out) <= 0) {
+		doc->ncases = before; /* nothing half-merged */
+		snprintf(why, sizeof(why),
+			 "the %s build (%.120s) printed no samples", PEER_NAME,
+			 peer);
 		peer_not_run(ctx, doc, why);
 	}
 	free(out);
