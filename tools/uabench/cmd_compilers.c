@@ -565,6 +565,91 @@ static void add_ratios(struct bench_doc *doc)
 	}
 }
 
+/* The compilers of @doc's cases, in order; how many. */
+static int doc_labels(const struct bench_doc *doc, char labels[4][32])
+{
+	int nl = 0;
+
+	for (int i = 0; i < doc->ncases && nl < 4; i++) {
+		bool seen = false;
+
+		for (int k = 0; k < nl; k++)
+			seen |= !strcmp(labels[k], doc->cases[i].label);
+		if (!seen)
+			snprintf(labels[nl++], 32, "%s", doc->cases[i].label);
+	}
+	return nl;
+}
+
+/*
+ * One row per case and backend, one column per compiler: the speed
+ * ratio and, in brackets, the reference's and the accessor's ns per
+ * operation; "not run" where that compiler's build is missing.
+ */
+static void print_cases(FILE *f, const struct bench_doc *doc, bool md)
+{
+	char labels[4][32], cell[4][64];
+	int nl = doc_labels(doc, labels);
+
+	if (md) {
+		fprintf(f, "\n| case |");
+		for (int k = 0; k < nl; k++)
+			fprintf(f, " %s |", labels[k]);
+		fprintf(f, "\n|---|");
+		for (int k = 0; k < nl; k++)
+			fprintf(f, "---|");
+		fputc('\n', f);
+	} else {
+		fprintf(f, "\nspeed vs reference (reference ns / accessor ns "
+			   "per operation)\n  %-22s", "case");
+		for (int k = 0; k < nl; k++)
+			fprintf(f, " %-26s", labels[k]);
+		fputc('\n', f);
+	}
+	for (int i = 0; i < doc->ncases; i++) {
+		const struct bench_case_res *c = &doc->cases[i];
+		char row[64], r[32];
+		bool first = true;
+
+		/* A row per group and backend, at its first compiler. */
+		for (int j = 0; j < i; j++)
+			first &= strcmp(doc->cases[j].group, c->group) ||
+				 strcmp(doc->cases[j].backend, c->backend);
+		if (!first)
+			continue;
+		for (int k = 0; k < nl; k++)
+			snprintf(cell[k], sizeof(cell[k]), "-");
+		for (int j = i; j < doc->ncases; j++) {
+			const struct bench_case_res *d = &doc->cases[j];
+			int k;
+
+			if (strcmp(d->group, c->group) ||
+			    strcmp(d->backend, c->backend))
+				continue;
+			for (k = 0; k < nl && strcmp(labels[k], d->label); k++)
+				;
+			if (k == nl)
+				continue;
+			if (d->m[1].unavailable)
+				snprintf(cell[k], sizeof(cell[k]), "not run");
+			else
+				snprintf(cell[k], sizeof(cell[k]),
+					 "%s (%.3g / %.3g)",
+					 bench_fmt_ratio(r, sizeof(r),
+							 d->m[1].ratio),
+					 d->m[0].ns_med, d->m[1].ns_med);
+		}
+		snprintf(row, sizeof(row), "%s [%s]", c->group, c->backend);
+		if (md)
+			fprintf(f, "| %s |", row);
+		else
+			fprintf(f, "  %-22s", row);
+		for (int k = 0; k < nl; k++)
+			fprintf(f, md ? " %s |" : " %-26s", cell[k]);
+		fputc('\n', f);
+	}
+}
+
 static int acc_run(struct bench_ctx *ctx, struct bench_doc *doc)
 {
 	unsigned set = bench_backends_selected(&ctx->opts);
@@ -581,6 +666,7 @@ static int acc_run(struct bench_ctx *ctx, struct bench_doc *doc)
 	}
 	measure_peer(ctx, doc);
 	add_ratios(doc);
+	doc->print_cases = print_cases;
 	bench_doc_note(doc,
 		       "label: the compiler that built the accessor loops and "
 		       "its ua_unsafe_get_user form (asm goto: one "
