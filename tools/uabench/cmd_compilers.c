@@ -699,7 +699,7 @@ int bench_plot_compilers(FILE *gp, const char *dir,
 			 struct bench_doc *const *docs, int ndocs)
 {
 	const struct bench_doc *doc = NULL;
-	char labels[4][32], path[4096];
+	char labels[4][32], path[4096], rest[256] = "";
 	int nl = 0, rows = 0;
 	FILE *f;
 
@@ -760,6 +760,10 @@ int bench_plot_compilers(FILE *gp, const char *dir,
 	fclose(f);
 	if (!rows)
 		return 0;
+	/* One xtic column only: a label per cluster, not one per bar. */
+	for (int k = 3; k <= nl + 1; k++)
+		snprintf(rest + strlen(rest), sizeof(rest) - strlen(rest),
+			 ", '' using %d title columnheader(%d)", k, k);
 	fprintf(gp,
 		"set terminal svg size 900,560 noenhanced font 'sans,12' "
 		"background rgb 'white'\n"
@@ -771,8 +775,11 @@ int bench_plot_compilers(FILE *gp, const char *dir,
 		"set datafile missing '?'\nset style data histograms\n"
 		"set style histogram clustered\n"
 		"set style fill solid 0.7 border -1\n"
-		"plot for [k=2:%d] 'data/compilers.dat' using k:xtic(1) "
-		"title columnheader(k), 1 with lines lw 2 notitle\n",
-		nl + 1);
+		"set format y '%%g'\nset xtics rotate by 30 right\n"
+		"set bmargin 8\n"
+		"plot 'data/compilers.dat' using 2:xtic(1) title columnheader(2)"
+		"%s, 1 with lines lw 2 notitle\nset format y\n"
+		"set xtics norotate\nset bmargin -1\nset key default\n",
+		rest);
 	return 1;
 }
