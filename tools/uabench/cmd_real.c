@@ -362,10 +362,10 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 	return a > b ? a - b : 0;
 }
 
-/* The engine's timed method: a run of @n less a run of none. */
-static double real_timed(void *arg, uint64_t n, struct ua_stats *st)
+/* CPU time of a run of @n less a run of none; the counts likewise. */
+static double real_timed_once(const struct real_cfg *c, uint64_t n,
+			      struct ua_stats *st)
 {
-	const struct real_cfg *c = arg;
 	struct real_result r0, rn;
 	int err = run_child(c, 0, &r0);
 
@@ -381,8 +381,21 @@ static double real_timed(void *arg, uint64_t n, struct ua_stats *st)
 	st->switches = sub0(rn.st.switches, r0.st.switches);
 	st->windows = sub0(rn.st.windows, r0.st.windows);
 	st->fixups = sub0(rn.st.fixups, r0.st.fixups);
-	/* Start-up varies a little: a too short run must not go negative. */
-	return rn.cpu_ns - r0.cpu_ns > 1 ? rn.cpu_ns - r0.cpu_ns : 1;
+	return rn.cpu_ns - r0.cpu_ns;
+}
+
+/*
+ * The engine's timed method.  Start-up varies by a few ms on a loaded
+ * machine: a difference that comes out negative (a short loop hidden in
+ * that noise) is measured again, up to three times.
+ */
+static double real_timed(void *arg, uint64_t n, struct ua_stats *st)
+{
+	double t = 0;
+
+	for (int k = 0; k < 3 && t <= 0; k++)
+		t = real_timed_once(arg, n, st);
+	return t > 1 ? t : 1;
 }
 
 /*
@@ -540,7 +553,7 @@ static void real_defaults(struct bench_opts *o, bool in_report, bool quick)
 	if (!o->reps)
 		o->reps = quick ? 3 : in_report ? 5 : 7;
 	if (!o->rep_us)
-		o->rep_us = quick ? 3000 : in_report ? 15000 : 50000;
+		o->rep_us = quick ? 10000 : in_report ? 20000 : 50000;
 }
 
 /* A case nothing of which can run: every row names its reason. */
