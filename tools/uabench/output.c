@@ -97,12 +97,23 @@ const char *bench_target_status(const struct bench_ratio *r)
 	if (!r->target_key)
 		return "informative";
 	if (isnan(r->value))
-		return "not measured";
+		return r->not_run ? "not run" : "not measured";
 	if (!r->target_applies)
 		return "reported";
 	t = bench_target_find(r->target_key);
 	met = t->at_most ? r->value <= t->threshold : r->value >= t->threshold;
 	return met ? "met" : "not met";
+}
+
+/* The status as a table shows it: a row not run says why. */
+static const char *status_text(char *b, size_t n, const struct bench_ratio *r)
+{
+	const char *s = bench_target_status(r);
+
+	if (strcmp(s, "not run") || !r->not_run)
+		return s;
+	snprintf(b, n, "not run: %s", r->not_run);
+	return b;
 }
 
 /* A latency in microseconds: "0.85us", "12.3us", "456us"; "n/a" for NAN. */
@@ -141,6 +152,7 @@ static const char *target_status(const struct bench_target *t,
 				 struct bench_doc *const *docs, int ndocs)
 {
 	bool any = false, applies = false, missed = false, unmeasured = false;
+	bool not_run = false;
 
 	for (int d = 0; d < ndocs; d++) {
 		for (int i = 0; i < docs[d]->nratios; i++) {
@@ -153,6 +165,8 @@ static const char *target_status(const struct bench_target *t,
 			s = bench_target_status(r);
 			if (!strcmp(s, "not measured"))
 				unmeasured = true;
+			if (!strcmp(s, "not run") && r->target_applies)
+				not_run = true;
 			if (!strcmp(s, "met") || !strcmp(s, "not met"))
 				applies = true;
 			if (!strcmp(s, "not met"))
@@ -165,6 +179,8 @@ static const char *target_status(const struct bench_target *t,
 		return "not met";
 	if (applies)
 		return "met";
+	if (not_run)
+		return "not run";
 	return unmeasured ? "not measured" : "reported";
 }
 
@@ -228,7 +244,7 @@ static const char *fmt_spread(char *b, size_t n, const struct bench_ratio *r)
 
 static void print_ratios(FILE *f, const struct bench_doc *doc)
 {
-	char v[32], q[40];
+	char v[32], q[40], st[300];
 
 	if (!doc->nratios)
 		return;
@@ -245,7 +261,9 @@ static void print_ratios(FILE *f, const struct bench_doc *doc)
 			fmt_spread(q, sizeof(q), r));
 		if (t)
 			fprintf(f, "  target %s: %s", t->target,
-				bench_target_status(r));
+				status_text(st, sizeof(st), r));
+		else if (r->not_run && isnan(r->value))
+			fprintf(f, "  not run: %s", r->not_run);
 		fputc('\n', f);
 	}
 }
@@ -290,7 +308,7 @@ static void target_row(FILE *f, bool md, const char *what, const char *be,
 void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 			 bool md)
 {
-	char v[32], q[40];
+	char v[32], q[40], st[300];
 
 	if (md)
 		fprintf(f, "| measure | backend | ratio or count | quartiles | "
@@ -316,7 +334,8 @@ void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 					   r->backend[0] ? r->backend : "-",
 					   fmt_value(v, sizeof(v), r, docs[d]),
 					   fmt_spread(q, sizeof(q), r),
-					   t->target, bench_target_status(r));
+					   t->target,
+					   status_text(st, sizeof(st), r));
 			}
 		}
 		if (!any)
