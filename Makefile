@@ -53,4 +53,4 @@ install: build
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 clean:
-	rm -rf $(BUILD) build-asan build-generic bench-report
+	rm -rf $(BUILD) $(BUILD)-clang19 $(BUILD)-clang19.log build-asan build-generic bench-report

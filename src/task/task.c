@@ -558,11 +558,63 @@ void ua__capture_guest(struct ua_task *t, const ucontext_t *uc)
 	t->fpu_restore = NULL;
 }
 
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31) /* include/uapi/linux/signal.h */
+#endif
+
+/* CPUID 0xD.9 EBX: PKRU's offset in a standard-format XSAVE image. */
+static uint32_t pkru_xsave_off;
+
+/*
+ * The PKRU of the interrupted context, from the XSAVE image of the
+ * handler's frame (the kernel writes the interrupted value there:
+ * arch/x86/kernel/fpu/signal.c, update_pkru_in_sigframe()); an image
+ * without the PKRU component means the init value, 0.  False when the
+ * frame has no XSAVE image to read it from.
+ */
+static bool uc_pkru(const ucontext_t *uc, uint32_t *pkru)
+{
+	const unsigned char *fp = (const void *)uc->uc_mcontext.fpregs;
+	uint32_t magic;
+	uint64_t bv;
+
+	if (!fp || !pkru_xsave_off)
+		return false;
+	memcpy(&magic, fp + 464, sizeof(magic)); /* sw_reserved.magic1 */
+	if (magic != 0x46505853U)
+		return false;
+	memcpy(&bv, fp + 512, sizeof(bv));
+	*pkru = 0;
+	if (bv & (1u << 9))
+		memcpy(pkru, fp + pkru_xsave_off, sizeof(*pkru));
+	return true;
+}
+
+/*
+ * Resumes a host handler that caught the guest at entry(t, arg) on the
+ * monitor stack.  Directly where it can: the guest's state is in the task
+ * already, and skipping the host's rt_sigreturn is most of what makes a
+ * guest fault as cheap as the kernel's own.  What that rt_sigreturn
+ * would still have restored is put back by hand: the signal mask
+ * (ua__handler_to_monitor) and, where PKRU is XSAVE state, the
+ * interrupted PKRU, which ua__pkru_entry() then takes as the guest's.
+ * An alternate stack armed with SS_AUTODISARM is given back only by
+ * rt_sigreturn, so there the handler returns into entry through it.
+ */
 void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
 			     void (*entry)(void), const void *arg)
 {
 	greg_t *g = uc->uc_mcontext.gregs;
+	uint32_t pkru;
 
+	if (!(uc->uc_stack.ss_flags & SS_AUTODISARM)) {
+		if (!ua__pkru_in_xstate) {
+			ua__handler_to_monitor(t, entry, arg, &uc->uc_sigmask);
+		} else if (uc_pkru(uc, &pkru)) {
+			ua__wrpkru(pkru);
+			ua__handler_to_monitor(t, entry, arg, &uc->uc_sigmask);
+		}
+	}
 	g[REG_RIP] = (greg_t)entry;
 	g[REG_RSP] = (greg_t)t->mon_rsp;
 	/* The monitor must not inherit the guest's AC or TF (DF: cld). */
@@ -697,4 +749,10 @@ __attribute__((constructor)) static void task_init(void)
 	ua__have_sahf = cpu_has_sahf();
 	ua__trap_init();
 	ua__pkru_in_xstate = ua__cpu_pkru_in_xstate();
+	if (ua__pkru_in_xstate) {
+		unsigned a, b, c, d;
+
+		__cpuid_count(0xd, 9, a, b, c, d);
+		pkru_xsave_off = b;
+	}
 }

@@ -248,6 +248,11 @@ UA_HIDDEN _Noreturn void ua__ret_to_guest(struct ua_pt_regs *regs);
 UA_HIDDEN _Noreturn void ua__ret_to_guest_iret(struct ua_pt_regs *regs);
 UA_HIDDEN void ua__guest_fault_entry(void);
 UA_HIDDEN void ua__guest_irq_entry(void);
+/* handler_exit.S */
+UA_HIDDEN _Noreturn void ua__handler_to_monitor(struct ua_task *t,
+						void (*entry)(void),
+						const void *arg,
+						const sigset_t *mask);
 /* The exit code after its last C code, where an interrupt abandons it. */
 extern UA_HIDDEN const char ua__exit_fast_begin[], ua__exit_fast_end[];
 extern UA_HIDDEN const char ua__exit_full_begin[], ua__exit_full_end[];

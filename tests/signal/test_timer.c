@@ -102,6 +102,12 @@ static struct timer_rec both(t_body body)
 }
 
 static const struct itimerval in_20ms = { .it_value.tv_usec = 20000 };
+/*
+ * For a sleep that nothing blocks the signal around: the timer must not
+ * fire before the sleep starts, which 20 ms did not guarantee on a loaded
+ * machine (the handler ran first and the sleep took its full 10 s).
+ */
+static const struct itimerval in_500ms = { .it_value.tv_usec = 500000 };
 
 static void body_itimer_spin(struct t_run *r)
 {
@@ -138,11 +144,11 @@ Test(sig_timer, itimer_real_fires_in_spinning_guest)
 static void body_nanosleep(struct t_run *r)
 {
 	struct timespec req = { .tv_sec = 10 }, rem = { -1, -1 };
-	struct itimerval in20 = in_20ms;
+	struct itimerval in500 = in_500ms;
 	int flags = r->arg ? SA_RESTART : 0;
 
 	t_install(SIGALRM, h_alrm, flags, 0);
-	x_setitimer(ITIMER_REAL, &in20, NULL);
+	x_setitimer(ITIMER_REAL, &in500, NULL);
 	errno = 0;
 	rec.ret[0] = x_nanosleep(&req, &rem);
 	rec.err[0] = errno;
@@ -158,7 +164,7 @@ static void check_nanosleep(void *arg)
 	h = both(body_nanosleep);
 	cr_expect_eq(h.ret[0], -1);
 	cr_expect_eq(h.err[0], EINTR);
-	cr_expect_eq(h.rem.tv_sec, 9); /* 10 s less 20 ms and some */
+	cr_expect_eq(h.rem.tv_sec, 9); /* 10 s less 500 ms and some */
 	cr_expect_eq(h.runs, 1);
 	cr_expect_eq(rec.ret[0], h.ret[0]);
 	cr_expect_eq(rec.err[0], h.err[0], "errno: host %d engine %d",

@@ -441,6 +441,8 @@ void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
 	r->value = paired_ratio(&c->m[a], &c->m[b], &r->q1, &r->q3);
 	r->target_key = target_key;
 	r->target_applies = target_applies;
+	r->not_run = c->m[a].unavailable ? c->m[a].unavailable :
+					   c->m[b].unavailable;
 }
 
 /*

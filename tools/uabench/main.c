@@ -24,6 +24,10 @@ const struct bench_cmd *const bench_cmds[] = {
 	&bench_cmd_trap,
 	&bench_cmd_fault,
 	&bench_cmd_async,
+	&bench_cmd_compilers,
+	&bench_cmd_real_getppid,
+	&bench_cmd_real_signal1,
+	&bench_cmd_real_dd,
 	&bench_cmd_report,
 	NULL,
 };

@@ -99,12 +99,27 @@ const char *bench_target_status(const struct bench_ratio *r)
 	if (r->skipped[0])
 		return "skipped";
 	if (isnan(r->value))
-		return "not measured";
+		return r->not_run ? "not run" : "not measured";
 	if (!r->target_applies)
 		return "reported";
 	t = bench_target_find(r->target_key);
 	met = t->at_most ? r->value <= t->threshold : r->value >= t->threshold;
 	return met ? "met" : "not met";
+}
+
+/* The status as a table shows it: a row not run says why. */
+static const char *status_text(char *b, size_t n, const struct bench_ratio *r)
+{
+	const char *s = bench_target_status(r);
+
+	if (r->skipped[0]) {
+		snprintf(b, n, "skipped: %s", r->skipped);
+		return b;
+	}
+	if (strcmp(s, "not run") || !r->not_run)
+		return s;
+	snprintf(b, n, "not run: %s", r->not_run);
+	return b;
 }
 
 /* A latency in microseconds: "0.85us", "12.3us", "456us"; "n/a" for NAN. */
@@ -144,6 +159,7 @@ static const char *target_status(const struct bench_target *t,
 {
 	bool any = false, applies = false, missed = false, unmeasured = false;
 	bool skipped_only = true;
+	bool not_run = false;
 
 	for (int d = 0; d < ndocs; d++) {
 		for (int i = 0; i < docs[d]->nratios; i++) {
@@ -158,6 +174,8 @@ static const char *target_status(const struct bench_target *t,
 				unmeasured = true;
 			if (strcmp(s, "skipped"))
 				skipped_only = false;
+			if (!strcmp(s, "not run") && r->target_applies)
+				not_run = true;
 			if (!strcmp(s, "met") || !strcmp(s, "not met"))
 				applies = true;
 			if (!strcmp(s, "not met"))
@@ -170,6 +188,8 @@ static const char *target_status(const struct bench_target *t,
 		return "not met";
 	if (applies)
 		return "met";
+	if (not_run)
+		return "not run";
 	if (skipped_only)
 		return "skipped";
 	return unmeasured ? "not measured" : "reported";
@@ -233,18 +253,9 @@ static const char *fmt_spread(char *b, size_t n, const struct bench_ratio *r)
 	return b;
 }
 
-/* A ratio's status for a table: a skipped one says why. */
-static const char *status_text(char *b, size_t n, const struct bench_ratio *r)
-{
-	if (!r->skipped[0])
-		return bench_target_status(r);
-	snprintf(b, n, "skipped: %s", r->skipped);
-	return b;
-}
-
 static void print_ratios(FILE *f, const struct bench_doc *doc)
 {
-	char v[32], q[40], st[200];
+	char v[32], q[40], st[300];
 
 	if (!doc->nratios)
 		return;
@@ -262,6 +273,8 @@ static void print_ratios(FILE *f, const struct bench_doc *doc)
 		if (t)
 			fprintf(f, "  target %s: %s", t->target,
 				status_text(st, sizeof(st), r));
+		else if (r->not_run && isnan(r->value))
+			fprintf(f, "  not run: %s", r->not_run);
 		fputc('\n', f);
 	}
 }
@@ -306,7 +319,7 @@ static void target_row(FILE *f, bool md, const char *what, const char *be,
 void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 			 bool md)
 {
-	char v[32], q[40], st[200];
+	char v[32], q[40], st[300];
 
 	if (md)
 		fprintf(f, "| measure | backend | ratio or count | quartiles | "

@@ -430,6 +430,10 @@ int bench_plot(const char *dir, const char *gnuplot,
 	if (as && !r)
 		r = add_plot(&n, plot_async(gp, dir, as));
 	if (!r)
+		r = add_plot(&n, bench_plot_compilers(gp, dir, docs, ndocs));
+	if (!r)
+		r = add_plot(&n, bench_plot_real(gp, dir, docs, ndocs));
+	if (!r)
 		r = add_plot(&n, plot_targets(gp, dir, docs, ndocs));
 	if (fclose(gp) && !r)
 		r = -errno;

@@ -37,6 +37,17 @@ const struct bench_target bench_targets[] = {
 	{ "trap_sud_vs_native",
 	  "trapped syscall of an unmodified program (getppid), sud vs native",
 	  "reported (one host signal per call)", 0, NULL, false },
+	{ "real_getppid",
+	  "static getppid loop under uarun vs native (rewrite, none, block)",
+	  ">= 5x faster; sud reported", 5, NULL, false },
+	{ "real_signal1",
+	  "will-it-scale signal1 program under uarun vs native (rewrite, "
+	  "none, block)",
+	  ">= 3x faster; sud reported", 3, NULL, false },
+	{ "real_dd",
+	  "busybox dd zero->null bs=512 under uarun vs native (rewrite, "
+	  "none, block)",
+	  ">= 2x faster; sud reported", 2, NULL, false },
 	{ "nofault_vs_pvr",
 	  "ua_get_kernel_nofault (mapped, 8 B) vs process_vm_readv",
 	  ">= 500x faster", 500, NULL, false },

@@ -126,6 +126,10 @@ extern const struct bench_cmd bench_cmd_null_syscall;
 extern const struct bench_cmd bench_cmd_trap;
 extern const struct bench_cmd bench_cmd_fault;
 extern const struct bench_cmd bench_cmd_async;
+extern const struct bench_cmd bench_cmd_compilers;
+extern const struct bench_cmd bench_cmd_real_getppid;
+extern const struct bench_cmd bench_cmd_real_signal1;
+extern const struct bench_cmd bench_cmd_real_dd;
 extern const struct bench_cmd bench_cmd_report;
 
 /* The table of subcommands, NULL-terminated (main.c). */
@@ -235,6 +239,7 @@ struct bench_ratio {
 	const char *target_key; /* NULL: informative only */
 	bool target_applies;	/* false: "reported" (e.g. mprotect rows) */
 	enum bench_ratio_kind kind;
+	const char *not_run; /* a method was not run: why (its reason) */
 	char skipped[160]; /* set: not measured here, why ("skipped") */
 };
 
@@ -365,6 +370,11 @@ void bench_wrpkru_row(struct bench_doc *doc, const char *group,
 /* Search PATH for an executable; its path in buf, or NULL. */
 const char *bench_find_on_path(const char *prog, char *buf, size_t len);
 const char *bench_find_gnuplot(void);
+/* Plots of cmd_compilers.c and cmd_real.c: 1 written, 0 none, -errno. */
+int bench_plot_compilers(FILE *gp, const char *dir,
+			 struct bench_doc *const *docs, int ndocs);
+int bench_plot_real(FILE *gp, const char *dir, struct bench_doc *const *docs,
+		    int ndocs);
 int bench_plot(const char *dir, const char *gnuplot,
 	       struct bench_doc *const *docs, int ndocs, int *nplots);
 
