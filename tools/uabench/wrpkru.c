@@ -118,6 +118,8 @@ void bench_wrpkru_row(struct bench_doc *doc, const char *group,
 			why = ua_protect_available(UA_PROTECT_PKEY, &why) ?
 				      "the pkey backend was not selected" :
 				      why;
+		if (!why)
+			why = "the pkey backend is not available";
 		snprintf(what, sizeof(what), "pkey %s: WRPKRU per op, cost", op);
 		bench_ratio_set(doc, 0, method, NULL,
 				BENCH_RATIO_SPEED, NAN, "pkey_wrpkru", false,
