@@ -43,7 +43,9 @@ static inline uint32_t rdpkru(void)
 
 static inline void wrpkru(uint32_t v)
 {
-	asm volatile(".byte 0x0f,0x01,0xef" : : "a"(v), "c"(0), "d"(0)
+	asm volatile(".byte 0x0f,0x01,0xef"
+		     :
+		     : "a"(v), "c"(0), "d"(0)
 		     : "memory");
 }
 
@@ -120,16 +122,17 @@ void bench_wrpkru_row(struct bench_doc *doc, const char *group,
 				      why;
 		if (!why)
 			why = "the pkey backend is not available";
-		snprintf(what, sizeof(what), "pkey %s: WRPKRU per op, cost", op);
-		bench_ratio_set(doc, 0, method, NULL,
-				BENCH_RATIO_SPEED, NAN, "pkey_wrpkru", false,
-				what);
+		snprintf(what, sizeof(what), "pkey %s: WRPKRU per op, cost",
+			 op);
+		bench_ratio_set(doc, 0, method, NULL, BENCH_RATIO_SPEED, NAN,
+				"pkey_wrpkru", false, what);
 		r = &doc->ratios[doc->nratios - 1];
 		snprintf(r->skipped, sizeof(r->skipped), "%s", why);
 	} else {
 		k = bench_meas_index(&doc->cases[idx], method);
 		if (k < 0)
-			bench_die("internal: no method %s in %s", method, group);
+			bench_die("internal: no method %s in %s", method,
+				  group);
 		m = &doc->cases[idx].m[k];
 		each = wrpkru_ns();
 		per_op = m->counts.ops ? (double)m->counts.switches /
