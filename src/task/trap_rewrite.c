@@ -112,11 +112,27 @@ static int tramp_protect(void)
 	return mprotect(NULL, TRAMP_SIZE, PROT_EXEC) ? -errno : 0;
 }
 
+/*
+ * Fill the page at address 0.  In assembly: to C (and to the sanitizers'
+ * null checks) a store through address 0 is a null dereference.
+ */
+static void tramp_fill(void)
+{
+	/* jmp *%gs:32 (65 ff 24 25 20 00 00 00), little-endian. */
+	uint64_t jmp = 0x000000202524ff65ull;
+	uintptr_t dst = 0;
+	size_t n = TRAMP_JMP;
+
+	asm volatile("rep stosb\n\t"
+		     "movq %[jmp], (%%rdi)"
+		     : "+D"(dst), "+c"(n)
+		     : "a"(0x90), [jmp] "r"(jmp)
+		     : "memory");
+}
+
 static void tramp_map(void)
 {
-	static const unsigned char jmp[8] = { 0x65, 0xff, 0x24, 0x25,
-					      32,   0,	  0,	0 };
-	unsigned char *p;
+	void *p;
 
 	_Static_assert(offsetof(struct ua_trap_block, rw_entry) == 32,
 		       "the trampoline's jmp *%gs:32");
@@ -134,13 +150,10 @@ static void tramp_map(void)
 		refuse("the kernel placed the mapping elsewhere");
 		return;
 	}
-	/* Address 0 is not NULL to us: the compiler must not know. */
-	asm("" : "+r"(p));
-	memset(p, 0x90, TRAMP_JMP);
-	memcpy(p + TRAMP_JMP, jmp, sizeof(jmp));
+	tramp_fill();
 	tramp_err = tramp_protect();
 	if (tramp_err) {
-		munmap(p, TRAMP_SIZE);
+		munmap(NULL, TRAMP_SIZE);
 		refuse(strerror(-tramp_err));
 	}
 }
