@@ -14,11 +14,12 @@
  * small).  Frame mode does not change a call that delivers no signal: it
  * is measured to show exactly that.
  *
- * The rewrite row runs the same loop from a copy in the task's space
- * (rewrite only rewrites sites in guest memory): its first call traps
- * through sud and rewrites the site, every other one is a call into the
- * page-0 trampoline.  Where page 0 cannot be mapped the row is left out
- * with the reason.
+ * The loop runs from a copy in the task's space, as a program's code
+ * does (rewrite only rewrites sites in guest memory, and under mprotect
+ * the code's page is part of every protection switch).  Under rewrite its
+ * first call traps through sud and rewrites the site, every other one is
+ * a call into the page-0 trampoline.  Where page 0 cannot be mapped the
+ * rewrite row is left out with the reason.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -52,24 +53,10 @@ struct trap_job {
 	long bad;
 };
 
-static void trap_guest(void *p)
-{
-	struct trap_job *j = p;
-
-	for (uint64_t i = 0; i < j->n; i++) {
-		long r;
-
-		asm volatile("syscall"
-			     : "=a"(r)
-			     : "a"((long)SYS_getppid)
-			     : "rcx", "r11", "memory");
-		j->bad |= r < 0;
-	}
-}
-
 /*
- * trap_guest's loop as position-independent code for a copy in guest
- * memory: void rw_loop(struct trap_job *j), RDI kept by the syscall.
+ * The guest's loop, position-independent for a copy in guest memory:
+ * void rw_loop(struct trap_job *j): j->n getppid calls, j->bad set on an
+ * error.  RDI survives the syscall.
  */
 extern const char rw_loop_start[], rw_loop_end[];
 asm(".pushsection .text\n"
@@ -88,14 +75,12 @@ asm(".pushsection .text\n"
     "rw_loop_end:\n"
     ".popsection");
 
-/* The guest entry: trap_guest, or under rewrite rw_loop copied into sp. */
-static void (*guest_entry(struct ua_space *sp, enum ua_trap trap))(void *)
+/* The guest entry: rw_loop copied into sp. */
+static void (*guest_entry(struct ua_space *sp))(void *)
 {
 	struct ua_space *prev;
 	char *code;
 
-	if (trap != UA_TRAP_REWRITE)
-		return trap_guest;
 	code = ua_map(sp, NULL, 4096, PROT_READ | PROT_WRITE);
 	if (!code)
 		bench_die("trap: cannot map guest code: %s", strerror(errno));
@@ -126,7 +111,7 @@ static double trapped_getppid(void *p, uint64_t n, struct ua_stats *st)
 	if (!sp)
 		bench_die("trap: cannot create a %s space: %s",
 			  ua_protect_name(a->protect), strerror(errno));
-	t = ua_task_create(sp, guest_entry(sp, a->trap), &j, &to);
+	t = ua_task_create(sp, guest_entry(sp), &j, &to);
 	if (!t)
 		bench_die("trap: cannot create a task: %s", strerror(errno));
 	ua_stats_reset();
@@ -158,7 +143,8 @@ static bool rewrite_available(void)
 				   .trap_syscalls = true,
 				   .trap = UA_TRAP_REWRITE };
 	struct ua_space *sp = ua_space_create(GUEST_STACK + (64 << 10), NULL);
-	struct ua_task *t = sp ? ua_task_create(sp, trap_guest, NULL, &to) :
+	struct ua_task *t = sp ? ua_task_create(sp, (void (*)(void *))
+						rw_loop_start, NULL, &to) :
 				 NULL;
 
 	ua_task_destroy(t);
