@@ -189,6 +189,14 @@ size_t ua_iov_iter_zero(size_t bytes, struct ua_iov_iter *i)
 {
 	if (i->dir != UA_ITER_DEST)
 		return 0;
+	/* One guest buffer left (read() of /dev/zero): no segment loop. */
+	if (i->type == UA_ITER_UVEC && i->nr_segs == 1) {
+		size_t n = bytes < i->count ? bytes : i->count;
+
+		n -= ua_clear_user((char *)i->iov->iov_base + i->iov_offset, n);
+		step(i, n);
+		return n;
+	}
 	return iterate(i, OP_ZERO, NULL, bytes);
 }
 

@@ -167,12 +167,23 @@ static bool window_allowed(const struct ua_space *sp)
 	return sp->ops->kind != UA_PROTECT_MPROTECT || !ua_self.space_locks;
 }
 
-bool ua__protect_window_open(int kind, const void *ptr, size_t len)
+/* ua_access_ok() against a space already loaded: no call. */
+static inline bool inside(const struct ua_space *sp, const void *ptr,
+			  size_t len)
+{
+	uintptr_t off = (uintptr_t)ptr - sp->base;
+
+	return len <= sp->size && off <= sp->size - len;
+}
+
+static __attribute__((noinline)) bool window_open_slow(int kind,
+							const void *ptr,
+							size_t len)
 {
 	struct ua_space *sp = ua_self.cur;
 	int from;
 
-	if (ua_unlikely(!ua_access_ok(ptr, len) || !window_allowed(sp))) {
+	if (ua_unlikely(!sp || !inside(sp, ptr, len) || !window_allowed(sp))) {
 		ua__debug_refused(kind, ptr, len);
 		return false;
 	}
@@ -181,6 +192,26 @@ bool ua__protect_window_open(int kind, const void *ptr, size_t len)
 	window_record(sp, kind, ptr, len);
 	protect_switch(sp, from, kind);
 	return true;
+}
+
+/*
+ * The none backend's window is bookkeeping only: inline, with no call
+ * and no saved registers; every other case (a refusal, pkey, mprotect)
+ * takes the full path above.
+ */
+bool ua__protect_window_open(int kind, const void *ptr, size_t len)
+{
+	struct ua_space *sp = ua_self.cur;
+
+	if (ua_likely(sp && sp->ops->kind == UA_PROTECT_NONE &&
+		      !ua_self.win_kind && inside(sp, ptr, len))) {
+		window_record(sp, kind, ptr, len);
+		/* protect_switch() of the none backend: the count alone. */
+		ua_self.stats.switches++;
+		atomic_signal_fence(memory_order_seq_cst);
+		return true;
+	}
+	return window_open_slow(kind, ptr, len);
 }
 
 void ua__protect_window_close(int kind)

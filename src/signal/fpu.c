@@ -114,16 +114,40 @@ static inline uint16_t cur_fcw(void)
  */
 void ua__fpu_fresh(void)
 {
+	ua__fpu_fresh_from(cur_mxcsr(), cur_fcw());
+}
+
+/*
+ * ua__fpu_fresh() with the control words already read (frame setup has
+ * just stored them for the frame).  Reading them costs more than the
+ * writes they would avoid: STMXCSR about 10-30 cycles here, LDMXCSR of
+ * the value already there about one.
+ */
+void ua__fpu_fresh_from(uint32_t mxcsr, uint16_t fcw)
+{
 	uint16_t fsw;
 
 	asm volatile("fnstsw %0" : "=m"(fsw));
-	if (cur_fcw() != FCW_DEFAULT || fsw)
+	if (fcw != FCW_DEFAULT || fsw)
 		asm volatile("fninit");
-	if (cur_mxcsr() != MXCSR_DEFAULT) {
+	if (mxcsr != MXCSR_DEFAULT) {
 		uint32_t v = MXCSR_DEFAULT;
 
 		asm volatile("ldmxcsr %0" : : "m"(v));
 	}
+}
+
+/*
+ * The control words of a restore that left the x87 status word clear
+ * (FNINIT, or ua__fpu_x87_clean()): FLDCW needs no FNCLEX before it, as no
+ * exception flag can become an unmasked pending one.  Written without
+ * reading them first: loading the value already there costs a cycle or
+ * two, reading it back to compare costs more.
+ */
+void ua__fpu_set_ctl(uint32_t mxcsr, uint16_t fcw)
+{
+	asm volatile("fldcw %0" : : "m"(fcw));
+	asm volatile("ldmxcsr %0" : : "m"(mxcsr));
 }
 
 void ua__fpu_load_ctl(uint32_t mxcsr, uint16_t fcw)
@@ -244,6 +268,71 @@ static void take_ctl(const struct ua_fpu_ctl *ctl, uint64_t rfbm,
 	out->mxcsr = rfbm & 6 ? ctl->mxcsr : MXCSR_DEFAULT;
 }
 
+/*
+ * The x87 unit as rt_sigreturn leaves it when no image was loaded into
+ * it: an empty stack and a clear status word.  At a syscall boundary the
+ * ABI already has the stack empty, so only a status word that is not
+ * clean (sticky exception flags, condition codes, TOP off 0) pays for
+ * FNINIT, which costs about a hundred cycles.
+ */
+void ua__fpu_x87_clean(void)
+{
+	uint16_t fsw;
+
+	asm volatile("fnstsw %0" : "=m"(fsw));
+	if (fsw)
+		asm volatile("fninit");
+}
+
+/*
+ * The common image, judged without executing XRSTOR (several hundred
+ * cycles with AVX-512 in XCR0): 1 when the image is one XRSTOR certainly
+ * accepts and whose only surviving effect is its FCW and MXCSR, 0 when
+ * the instruction must judge it (a fault reading the image included: the
+ * instruction's own fault decides the error), -EFAULT when reading PKRU
+ * faults after that, as below.  Certainly accepted
+ * (SDM vol. 1 §13.8, the XRSTOR #GP conditions of the standard form): a
+ * 64-byte aligned image, XSTATE_BV within x87, SSE and PKRU (all in
+ * XCR0), every other header byte zero (XCOMP_BV and the reserved bytes),
+ * MXCSR within MXCSR_MASK; what it reads is the legacy area and the
+ * header, read here too, so a page it could not read faults here as
+ * well.  The effect: x87 and SSE are both requested and both in
+ * XSTATE_BV, so FCW and MXCSR come from the image; everything else it
+ * would load is either reset just after (the x87 stack, by FNINIT) or
+ * dead at the syscall boundary the frame was built at (vector registers).
+ * This is the image every engine frame of that kind carries.
+ */
+static int restore_plain(uint64_t fp, uint64_t rfbm,
+			 struct ua_fpu_restored *out)
+{
+	uint64_t allowed = XFEATURE_MASK_FPSSE |
+			   (ua__fpu.xfeatures & XFEATURE_MASK_PKRU);
+	uint64_t xstate_bv, rest = 0, w;
+	uint32_t mxcsr;
+	uint16_t fcw;
+
+	if ((fp & 63) || (rfbm & XFEATURE_MASK_FPSSE) != XFEATURE_MASK_FPSSE)
+		return 0;
+	ua_unsafe_get_user(xstate_bv, (const uint64_t *)(fp + 512), efault);
+	if ((xstate_bv & XFEATURE_MASK_FPSSE) != XFEATURE_MASK_FPSSE ||
+	    (xstate_bv & ~allowed))
+		return 0;
+	for (unsigned int off = 520; off < 576; off += 8) {
+		ua_unsafe_get_user(w, (const uint64_t *)(fp + off), efault);
+		rest |= w;
+	}
+	ua_unsafe_get_user(mxcsr, (const uint32_t *)(fp + 24), efault);
+	if (rest || (mxcsr & ~ua__fpu.mxcsr_mask))
+		return 0;
+	ua_unsafe_get_user(fcw, (const uint16_t *)fp, efault);
+	ua__fpu_x87_clean();
+	out->fcw = fcw;
+	out->mxcsr = mxcsr;
+	return read_pkru(fp, rfbm, out) ? -EFAULT : 1;
+efault:
+	return 0;
+}
+
 int ua__fpu_restore_xsave(bool block, uint64_t fp, uint64_t rfbm,
 			  struct ua_fpu_restored *out)
 {
@@ -255,6 +344,13 @@ int ua__fpu_restore_xsave(bool block, uint64_t fp, uint64_t rfbm,
 	if (!block && !ua_user_read_access_begin((const void *)fp,
 						 ua__fpu.xstate_size))
 		return -EFAULT;
+	ret = restore_plain(fp, rfbm, out);
+	if (ret) {
+		if (!block)
+			ua_user_read_access_end();
+		return ret < 0 ? ret : 0;
+	}
+	ret = -EINVAL;
 	/*
 	 * PKRU is never loaded here: it guards the monitor's own memory.
 	 * Its value is read from the image and given to the guest on the

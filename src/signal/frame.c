@@ -190,7 +190,7 @@ int ua__setup_rt_frame(struct ua_task *t, int sig, const siginfo_t *info,
 		t->fpu_restore = ua__xstate_init_image;
 		ua__note_full_frame(s, frame);
 	}
-	ua__fpu_fresh();
+	ua__fpu_fresh_from(s->mxcsr, s->fcw);
 	return 0;
 efault:
 	if (block)
@@ -206,8 +206,10 @@ efault:
  * restore instruction judges the image.  A NULL fp resets the FP state.
  * hw_align: a sigreturn frame (FX-only images as the host kernel takes
  * them); swapcontext takes FX-only images at any alignment.
- * On success *out holds what the guest gets; on failure the x87 and SSE
- * control words are undefined and the caller sets them.
+ * On success *out holds what the guest gets and the x87 unit has an
+ * empty stack and a clear status word (so ua__fpu_set_ctl() may load the
+ * control words); on failure the x87 and SSE control words are undefined
+ * and the caller sets them.
  */
 int ua__restore_fpstate(bool block, uint64_t fp, bool hw_align,
 			struct ua_fpu_restored *out)
@@ -221,6 +223,7 @@ int ua__restore_fpstate(bool block, uint64_t fp, bool hw_align,
 
 	if (!fp) {
 		/* fpu__clear_user_states(): init state, the default PKRU. */
+		ua__fpu_x87_clean();
 		out->mxcsr = 0x1f80;
 		out->fcw = 0x037f;
 		out->pkru_valid = ua__fpu.pkru_off != 0;
@@ -329,11 +332,16 @@ long ua__sys_rt_sigreturn(struct ua_task *t, struct ua_pt_regs *r)
 		goto efault;
 	restore_regs(r, &mc);
 	t->regs_replaced = true;
-	if (ua__take_full_frame(sigstate(t), (uint64_t)f) ?
-		    ua__restore_fpstate_full(t, block, mc.fpstate, &fpu) :
-		    ua__restore_fpstate(block, mc.fpstate, true, &fpu))
-		goto efault;
-	ua__fpu_load_ctl(fpu.mxcsr, fpu.fcw);
+	if (ua__take_full_frame(sigstate(t), (uint64_t)f)) {
+		if (ua__restore_fpstate_full(t, block, mc.fpstate, &fpu))
+			goto efault;
+		ua__fpu_load_ctl(fpu.mxcsr, fpu.fcw);
+	} else {
+		/* The x87 status word is clear after it: no reads needed. */
+		if (ua__restore_fpstate(block, mc.fpstate, true, &fpu))
+			goto efault;
+		ua__fpu_set_ctl(fpu.mxcsr, fpu.fcw);
+	}
 	if (fpu.pkru_valid)
 		ua__pkru_set_guest(t, fpu.pkru);
 	GET(st.sp, &f->uc.uc_stack.sp);

@@ -156,7 +156,10 @@ static inline size_t ua__fpu_frame_size(void)
 /* The live control words: read in the prepare step, set for a handler. */
 UA_HIDDEN void ua__fpu_save_ctl(struct ua_sigstate *s);
 UA_HIDDEN void ua__fpu_fresh(void);
+UA_HIDDEN void ua__fpu_fresh_from(uint32_t mxcsr, uint16_t fcw);
 UA_HIDDEN void ua__fpu_load_ctl(uint32_t mxcsr, uint16_t fcw);
+UA_HIDDEN void ua__fpu_set_ctl(uint32_t mxcsr, uint16_t fcw);
+UA_HIDDEN void ua__fpu_x87_clean(void);
 /* The first 576 bytes of a frame's FP image (legacy area + header). */
 /* The image with default control words, for block mode to copy and patch. */
 UA_HIDDEN const unsigned char *ua__fpu_template(void);

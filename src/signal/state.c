@@ -161,7 +161,9 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 		s->noinfo |= bit;
 	}
 	atomic_fetch_or(&s->pending, bit);
-	wake(s);
+	/* Only the task itself waits on its condition: not when it sends. */
+	if (ua__cur_task != t)
+		wake(s);
 	/*
 	 * Deliverable now: a task running guest code is interrupted.  Under
 	 * the lock: once it is released the woken task may exit and its

@@ -193,6 +193,11 @@ static void sender_info(siginfo_t *info, int sig, int code)
 	info->si_uid = ua__monitor_uid();
 }
 
+static bool names_self(const struct ua_task *self, pid_t pid)
+{
+	return pid == 0 || pid == ua__monitor_pid() || pid == self->tid;
+}
+
 /*
  * The task a pid names, with the registry locked (the caller unlocks):
  * 0, the monitor's pid and the caller's own id are the caller.
@@ -200,7 +205,7 @@ static void sender_info(siginfo_t *info, int sig, int code)
 static struct ua_task *target_locked(struct ua_task *self, pid_t pid)
 {
 	ua__task_registry_lock();
-	if (pid == 0 || pid == ua__monitor_pid() || pid == self->tid)
+	if (names_self(self, pid))
 		return self;
 	return ua__task_lookup_locked(pid);
 }
@@ -213,6 +218,13 @@ static long send_to(struct ua_task *self, pid_t pid, int sig,
 
 	if (sig < 0 || sig > UA_NSIG)
 		return -EINVAL;
+	/*
+	 * A task signalling itself needs no registry: it is running this
+	 * call, so it cannot go away, and the registry's one lock would
+	 * otherwise be taken by every task's raise() alike.
+	 */
+	if (names_self(self, pid))
+		return sig ? ua__sig_send(self, sig, info, rt_may_fail) : 0;
 	t = target_locked(self, pid);
 	if (!t)
 		ret = -ESRCH;

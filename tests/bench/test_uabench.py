@@ -297,6 +297,168 @@ class Json(unittest.TestCase):
         st = {r["target"]: r["status"] for r in doc["ratios"]}
         self.assertEqual(st["trap_sud_vs_native"], "reported")
 
+    def engine_rows(self, doc):
+        """Every frame mode x backend, available here or not."""
+        bes = ["none", "mprotect", "pkey"]
+        return (["per_access_" + b for b in bes] +
+                ["block_" + b for b in bes])
+
+    def check_skipped(self, doc, ms):
+        """A backend not available here is a row skipped with the
+        reason, and nothing else; the others are measured."""
+        avail = self.backends(doc)
+        for name, m in ms.items():
+            be = None if name == "host" else name.rsplit("_", 1)[1]
+            self.assertEqual(m["available"], be is None or be in avail,
+                             name)
+            if m["available"]:
+                self.assertIsNone(m["unavailable_reason"])
+            else:
+                self.assertEqual(be, "pkey")
+                self.assertEqual(m["unavailable_reason"],
+                                 doc["machine"]["pkey_unavailable_reason"])
+                self.assertEqual(m["counts"]["ops"], 0)
+        return [n for n, m in ms.items() if m["available"]]
+
+    def test_fault(self):
+        doc = self.json_of("fault", "-n", "40", "-r", "2")
+        (case,) = doc["cases"]
+        self.assertEqual((case["group"], case["label"], case["reference"]),
+                         ("fault", "SIGFPE round trip", "host"))
+        ms = {m["method"]: m for m in case["methods"]}
+        self.assertEqual([m["method"] for m in case["methods"]],
+                         ["host"] + self.engine_rows(doc))
+        run = self.check_skipped(doc, ms)
+        per_access = set()
+        for name in run:
+            m = ms[name]
+            c = m["counts"]
+            self.assertEqual((c["ops"], m["ops_per_rep"], m["reps"]),
+                             (40, 40, 2), name)
+            self.assertEqual(len(m["samples_ns"]), 2)
+            self.assertEqual(c["fixups"], 0)
+            if name == "host":
+                self.assertEqual((c["switches"], c["windows"]), (0, 0))
+            elif name.startswith("block_"):
+                # The same 5 as raise's frame: entry (the host fault)
+                # folded into the frame's write window, its close into
+                # the exit; rt_sigreturn's read window and its exit.
+                self.assertEqual((c["switches"], c["windows"]),
+                                 (5 * 40, 2 * 40), name)
+            else:
+                self.assertEqual(c["switches"] % 40, 0)
+                self.assertGreater(c["switches"], 5 * 40)
+                per_access.add((c["switches"], c["windows"]))
+        # Per-access frames: the same accesses under every backend.
+        self.assertEqual(len(per_access), 1)
+        rs = {r["name"]: r for r in doc["ratios"]}
+        want = {f"fault/fault/SIGFPE round trip/{n}_vs_host"
+                for n in run if n != "host"}
+        self.assertEqual(set(rs), want)
+        for r in rs.values():
+            self.assertEqual((r["kind"], r["target"], r["reference"]),
+                             ("speed", "fault_vs_host", "host"))
+            if r["backend"] == "none":
+                self.assertIn(r["status"], ("met", "not met"))
+            else:
+                self.assertEqual(r["status"], "reported")
+        (t,) = doc["targets"]
+        self.assertEqual((t["key"], t["threshold"], t["at_most"]),
+                         ("fault_vs_host", 1, False))
+        self.assertEqual(set(t["values"]), want)
+
+    def test_async(self):
+        # -T 10 s per round: every sample is taken, on any machine.
+        doc = self.json_of("async", "-n", "40", "-r", "2", "-T", "10000000")
+        (case,) = doc["cases"]
+        ms = {m["method"]: m for m in case["methods"]}
+        names = ["host"] + self.engine_rows(doc)
+        self.assertEqual([m["method"] for m in case["methods"]], names)
+        run = self.check_skipped(doc, ms)
+        ex = doc["extra"]
+        # The TSC only where it is invariant (and the kernel's clock).
+        if not doc["machine"]["tsc_invariant"]:
+            self.assertEqual(ex["latency_clock"], "monotonic")
+        self.assertEqual((ex["signal"], ex["samples"], ex["rounds"]),
+                         (10, 40, 2))
+        self.assertGreater(ex["interrupt_signal"], 0)
+        self.assertEqual([c["name"] for c in ex["configs"]], names)
+        per_access = set()
+        for c in ex["configs"]:
+            m = ms[c["name"]]
+            if not m["available"]:
+                self.assertEqual(c["unavailable_reason"],
+                                 m["unavailable_reason"])
+                self.assertEqual(c["samples"], 0)
+                self.assertIsNone(c["p99_ns"])
+                continue
+            self.assertEqual(c["kind"],
+                             "host" if c["name"] == "host" else "engine")
+            self.assertEqual(c["samples"], 40)
+            q = [c[k] for k in ("min_ns", "median_ns", "p90_ns", "p99_ns",
+                                "max_ns")]
+            self.assertEqual(q, sorted(q))
+            self.assertEqual(m["ns_per_op"]["median"], c["median_ns"])
+            self.assertEqual(len(m["samples_ns"]), 2)
+            n = m["counts"]
+            self.assertEqual((n["ops"], n["fixups"]), (40, 0))
+            if c["kind"] == "host":
+                self.assertEqual(n["switches"], 0)
+                continue
+            # Every signal interrupts guest code: a frame written in one
+            # window (its close folded into the exit), rt_sigreturn's
+            # entry folded into its read window, and that into the exit.
+            if c["frame_mode"] == "block":
+                self.assertEqual((n["switches"], n["windows"]),
+                                 (5 * 40, 2 * 40), c["name"])
+            else:
+                self.assertGreater(n["switches"], 5 * 40)
+                self.assertEqual(n["switches"] % 40, 0)
+                per_access.add(n["switches"])
+        self.assertEqual(len(per_access), 1)
+        rs = {r["name"]: r for r in doc["ratios"]}
+        want = {"async/async/send to handler entry/host_p99_us"}
+        for n in run[1:]:
+            want.add(f"async/async/send to handler entry/{n}_p99_us")
+            want.add(f"async/async/send to handler entry/{n}_vs_host")
+        self.assertEqual(set(rs), want)
+        for name, r in rs.items():
+            cfg = next(c for c in ex["configs"] if c["name"] == r["method"])
+            if r["kind"] == "latency":
+                self.assertEqual(r["reference"], r["method"])
+                self.assertAlmostEqual(r["value"], cfg["p99_ns"] / 1e3,
+                                       delta=cfg["p99_ns"] * 1e-5)
+                if r["method"] == "host":
+                    self.assertEqual(r["status"], "informative")
+                elif r["backend"] == "none":
+                    self.assertEqual(r["target"], "async_p99")
+                    self.assertIn(r["status"], ("met", "not met"))
+                else:
+                    self.assertEqual(r["status"], "reported")
+            else:
+                self.assertEqual((r["kind"], r["reference"], r["status"]),
+                                 ("speed", "host", "informative"))
+        (t,) = doc["targets"]
+        self.assertEqual((t["key"], t["threshold"], t["at_most"]),
+                         ("async_p99", 1000, True))
+
+    def test_async_monotonic(self):
+        doc = self.json_of("async", "--protect", "none", "-n", "6", "-r",
+                           "3", "-T", "10000000", "--clock", "monotonic")
+        ex = doc["extra"]
+        self.assertEqual(ex["latency_clock"], "monotonic")
+        self.assertEqual([c["name"] for c in ex["configs"]],
+                         ["host", "per_access_none", "block_none"])
+        for c in ex["configs"]:
+            self.assertEqual(c["samples"], 6)
+        for m in doc["cases"][0]["methods"]:
+            self.assertEqual(len(m["samples_ns"]), 3)
+        if doc["machine"]["tsc_invariant"]:
+            doc = self.json_of("async", "--protect", "none", "-n", "2",
+                               "-r", "1", "-T", "10000000", "--clock",
+                               "tsc")
+            self.assertEqual(doc["extra"]["latency_clock"], "tsc")
+
     def test_instructions(self):
         doc = self.json_of("null_syscall", "--protect", "none", "-n", "20",
                            "-r", "1")
@@ -357,13 +519,13 @@ class Report(unittest.TestCase):
             self.assertEqual(schema_errors(saved), [])
             self.assertEqual([x["subcommand"] for x in saved["runs"]],
                              ["usercopy", "zero", "nofault", "signal1",
-                              "raise", "null_syscall"])
+                              "raise", "null_syscall", "fault", "async"])
             st = {t["key"]: t["status"] for t in saved["targets"]}
             self.assertNotIn("pending", st.values())
             self.assertEqual(st["sig_switches_block"], "met")
             self.assertEqual(st["sig_switches_per_access"], "reported")
             for k in ("sig_vs_host", "null_syscall_vs_getppid",
-                      "nofault_vs_pvr"):
+                      "nofault_vs_pvr", "fault_vs_host", "async_p99"):
                 self.assertIn(st[k], ("met", "not met"))
             with open(os.path.join(out, "summary.md")) as f:
                 md = f.read()
@@ -373,8 +535,11 @@ class Report(unittest.TestCase):
             self.assertIn("### copy_from — none backend", md)
             self.assertIn("| engine block none |", md)
             self.assertIn("| host kernel (raise) |", md)
+            self.assertIn("| host kernel (SIGFPE) |", md)
+            self.assertIn("| host (pthread_kill) |", md)
             svgs = sorted(n for n in os.listdir(out) if n.endswith(".svg"))
-            self.assertEqual(svgs, ["nofault.svg", "raise.svg",
+            self.assertEqual(svgs, ["async.svg", "fault.svg",
+                                    "nofault.svg", "raise.svg",
                                     "targets.svg",
                                     "usercopy-copy_from.svg",
                                     "usercopy-copy_to.svg"])
@@ -390,6 +555,10 @@ class Report(unittest.TestCase):
             self.assertIn("switches per round trip, block frames",
                           r.stdout)
             self.assertIn("ua_sys_nop round trip vs host getppid()",
+                          r.stdout)
+            self.assertIn("guest SIGFPE round trip, host/engine, block "
+                          "frames", r.stdout)
+            self.assertIn("async p99, send -> guest handler, block",
                           r.stdout)
             self.assertNotIn("pending", r.stdout)
             self.assertIn("wrote bench-report/", r.stdout)
@@ -451,6 +620,14 @@ BAD = [
     ["null_syscall", "-n", "0"],
     ["null_syscall", "-w", "1"],
     ["usercopy", "--no-insns"],
+    ["fault", "-t", "2"],
+    ["fault", "--no-insns"],
+    ["fault", "-n", "0"],
+    ["async", "-s", "1"],
+    ["async", "-n", "0"],
+    ["async", "-n", "10000001"],
+    ["async", "--protect", "bogus"],
+    ["async", "extra"],
     ["_count"],
     ["_count", "raise", "host", "x", "plain"],
 ]
@@ -470,7 +647,7 @@ class Usage(unittest.TestCase):
         r = run("--help")
         self.assertEqual(r.returncode, 0)
         for name in ("usercopy", "zero", "nofault", "signal1", "raise",
-                     "null_syscall", "trap", "report"):
+                     "null_syscall", "trap", "fault", "async", "report"):
             self.assertIn(name, r.stdout)
         self.assertNotIn("_count", r.stdout)
         r = run("usercopy", "--help")

@@ -445,8 +445,9 @@ void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
 
 /*
  * A figure the subcommand computed itself: a speed ratio of unpaired runs
- * (signal1's averages), an instruction ratio, or (BENCH_RATIO_COUNT, @den
- * NULL) an exact count per operation of @num.  No quartiles.
+ * (signal1's averages), an instruction ratio, or, with @den NULL, an
+ * exact count per operation of @num (BENCH_RATIO_COUNT) or a latency of
+ * @num in microseconds (BENCH_RATIO_LATENCY).  No quartiles.
  */
 void bench_ratio_set(struct bench_doc *doc, int case_idx, const char *num,
 		     const char *den, enum bench_ratio_kind kind, double value,
@@ -456,7 +457,8 @@ void bench_ratio_set(struct bench_doc *doc, int case_idx, const char *num,
 	const struct bench_case_res *c = &doc->cases[case_idx];
 	int a = bench_meas_index(c, num),
 	    b = den ? bench_meas_index(c, den) : a;
-	static const char *const suffix[] = { "", "_per_op", "_insns" };
+	static const char *const suffix[] = { "", "_per_op", "_insns",
+					      "_p99_us" };
 	struct bench_ratio *r;
 
 	if (a < 0 || b < 0)
@@ -468,9 +470,11 @@ void bench_ratio_set(struct bench_doc *doc, int case_idx, const char *num,
 			 doc->subcommand, c->group, c->backend[0] ? "/" : "",
 			 c->backend, c->label, num, den, suffix[kind]);
 	else
-		snprintf(r->name, sizeof(r->name), "%s/%s%s%s/%s/%s_switches%s",
+		snprintf(r->name, sizeof(r->name), "%s/%s%s%s/%s/%s%s%s",
 			 doc->subcommand, c->group, c->backend[0] ? "/" : "",
-			 c->backend, c->label, num, suffix[kind]);
+			 c->backend, c->label, num,
+			 kind == BENCH_RATIO_COUNT ? "_switches" : "",
+			 suffix[kind]);
 	snprintf(r->what, sizeof(r->what), "%s", what);
 	snprintf(r->backend, sizeof(r->backend), "%s", c->backend);
 	r->case_idx = case_idx;

@@ -22,6 +22,8 @@ const struct bench_cmd *const bench_cmds[] = {
 	&bench_cmd_raise,
 	&bench_cmd_null_syscall,
 	&bench_cmd_trap,
+	&bench_cmd_fault,
+	&bench_cmd_async,
 	&bench_cmd_report,
 	NULL,
 };

@@ -105,12 +105,31 @@ const char *bench_target_status(const struct bench_ratio *r)
 	return met ? "met" : "not met";
 }
 
-/* A ratio's value: "5.00x", or for a count per operation "5" / "2/3". */
+/* A latency in microseconds: "0.85us", "12.3us", "456us"; "n/a" for NAN. */
+static const char *fmt_us(char *b, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(b, n, "n/a");
+	else if (v >= 100)
+		snprintf(b, n, "%.0fus", v);
+	else if (v >= 10)
+		snprintf(b, n, "%.1fus", v);
+	else
+		snprintf(b, n, "%.2fus", v);
+	return b;
+}
+
+/*
+ * A ratio's value: "5.00x", for a count per operation "5" / "2/3", for a
+ * latency "12.3us".
+ */
 static const char *fmt_value(char *b, size_t n, const struct bench_ratio *r,
 			     const struct bench_doc *doc)
 {
 	const struct bench_meas *m;
 
+	if (r->kind == BENCH_RATIO_LATENCY)
+		return fmt_us(b, n, r->value);
 	if (r->kind != BENCH_RATIO_COUNT)
 		return fmt_ratio(b, n, r->value);
 	m = &doc->cases[r->case_idx].m[r->num];
@@ -235,6 +254,9 @@ void bench_print_table(FILE *f, const struct bench_doc *doc)
 {
 	if (!strcmp(doc->subcommand, "signal1"))
 		fprintf(f, "uabench signal1 (sampled by wall time)\n");
+	else if (!strcmp(doc->subcommand, "async"))
+		fprintf(f, "uabench async (latency samples, %u rounds)\n",
+			doc->opts.reps);
 	else
 		fprintf(f, "uabench %s (reps %u, %s clock)\n", doc->subcommand,
 			doc->opts.reps, bench_clock_name());
@@ -583,7 +605,8 @@ static void jw_ratio(struct jw *w, const struct bench_doc *doc,
 {
 	const struct bench_case_res *c = &doc->cases[r->case_idx];
 
-	static const char *const kinds[] = { "speed", "count", "instructions" };
+	static const char *const kinds[] = { "speed", "count", "instructions",
+					     "latency" };
 
 	jw_open(w, NULL, '{');
 	jw_str(w, "name", r->name);
@@ -798,6 +821,8 @@ void bench_write_markdown(FILE *f, struct bench_doc *const *docs, int ndocs)
 		/* signal1 samples by time; its own table says how. */
 		if (!strcmp(doc->subcommand, "signal1"))
 			fprintf(f, "will-it-scale sampling (below).\n");
+		else if (!strcmp(doc->subcommand, "async"))
+			fprintf(f, "latency samples (below).\n");
 		else if (doc->opts.count)
 			fprintf(f,
 				"repetitions: %u per method; %llu operations "

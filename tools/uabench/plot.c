@@ -207,6 +207,85 @@ static int plot_raise(FILE *gp, const char *dir, const struct bench_doc *doc)
 	return 1;
 }
 
+/* Each fault configuration's host time / engine time: 1 is the target. */
+static int plot_fault(FILE *gp, const char *dir, const struct bench_doc *doc)
+{
+	const struct bench_case_res *c;
+	double top = 1;
+	FILE *f;
+	int rows = 0;
+
+	if (!doc->ncases)
+		return 0;
+	c = &doc->cases[0];
+	f = open_in(dir, "data/fault.dat");
+	if (!f)
+		return -errno;
+	for (int i = 0; i < c->nmeth; i++) {
+		if (i == c->ref || c->m[i].unavailable || isnan(c->m[i].ratio))
+			continue;
+		fprintf(f, "%s %.6g\n", c->m[i].method, c->m[i].ratio);
+		top = fmax(top, c->m[i].ratio);
+		rows++;
+	}
+	fclose(f);
+	if (!rows)
+		return 0;
+	/* Room above the bars and the line at 1, which a ratio nears. */
+	fprintf(gp,
+		"%sset output 'fault.svg'\nunset logscale\n"
+		"set title 'guest SIGFPE round trip: host time / engine time "
+		"(>= 1: engine at least as fast)'\n"
+		"set xlabel ''\nset ylabel 'host time / engine time (log)'\n"
+		"set logscale y 10\nset yrange [*:%.3g]\nset grid ytics\n"
+		"set key off\nset style data histograms\n"
+		"set style fill solid 0.7 border -1\n"
+		"set xtics rotate by 45 right\nset bmargin 12\n"
+		"plot 'data/fault.dat' using 2:xtic(1), 1 with lines lw 2\n"
+		"set xtics norotate\nset bmargin -1\nset yrange [*:*]\n",
+		terminal, top * 3);
+	return 1;
+}
+
+/* async: median and p99 latency per configuration, the 1 ms line. */
+static int plot_async(FILE *gp, const char *dir, const struct bench_doc *doc)
+{
+	FILE *f;
+	int rows = 0;
+
+	f = open_in(dir, "data/async.dat");
+	if (!f)
+		return -errno;
+	for (int i = 0; i < doc->nratios; i++) {
+		const struct bench_ratio *r = &doc->ratios[i];
+		const struct bench_meas *m;
+
+		if (r->kind != BENCH_RATIO_LATENCY || isnan(r->value))
+			continue;
+		m = &doc->cases[r->case_idx].m[r->num];
+		fprintf(f, "%s %.6g %.6g\n", m->method, m->ns_med / 1e3,
+			r->value);
+		rows++;
+	}
+	fclose(f);
+	if (!rows)
+		return 0;
+	fprintf(gp,
+		"%sset output 'async.svg'\nunset logscale\n"
+		"set title 'async signal: send to handler entry, task spinning "
+		"without syscalls (target: p99 < 1 ms)'\n"
+		"set xlabel ''\nset ylabel 'latency, us (log)'\n"
+		"set logscale y 10\nset grid ytics\nset key left top\n"
+		"set style data histograms\nset style histogram clustered\n"
+		"set style fill solid 0.7 border -1\n"
+		"set xtics rotate by 45 right\nset bmargin 12\n"
+		"plot 'data/async.dat' using 2:xtic(1) title 'median', "
+		"'' using 3 title 'p99', 1000 with lines lw 2 title '1 ms'\n"
+		"set xtics norotate\nset bmargin -1\n",
+		terminal);
+	return 1;
+}
+
 /* Each judged ratio as a fraction of its target: 1 is the line to reach. */
 static int plot_targets(FILE *gp, const char *dir,
 			struct bench_doc *const *docs, int ndocs)
@@ -227,6 +306,17 @@ static int plot_targets(FILE *gp, const char *dir,
 			    isnan(r->value))
 				continue;
 			t = bench_target_find(r->target_key);
+			if (r->kind == BENCH_RATIO_LATENCY) {
+				/* A latency at most the threshold: 1 is met. */
+				fprintf(f, "\"%s p99 latency%s%s%s\" %.6g\n",
+					c->m[r->num].method,
+					r->backend[0] ? " [" : "", r->backend,
+					r->backend[0] ? "]" : "",
+					r->value > 0 ? t->threshold / r->value :
+						       1);
+				rows++;
+				continue;
+			}
 			if (r->kind == BENCH_RATIO_COUNT) {
 				/* A count at most the threshold: 1 is met. */
 				fprintf(f, "\"%s switches%s%s%s\" %.6g\n",
@@ -238,7 +328,9 @@ static int plot_targets(FILE *gp, const char *dir,
 				rows++;
 				continue;
 			}
-			fprintf(f, "\"%s vs %s%s%s%s\" %.6g\n",
+			/* fault's names are raise's: say which it is. */
+			fprintf(f, "\"%s%s vs %s%s%s%s\" %.6g\n",
+				strcmp(c->group, "fault") ? "" : "fault ",
 				c->m[r->num].method, c->m[r->den].method,
 				r->backend[0] ? " [" : "", r->backend,
 				r->backend[0] ? "]" : "",
@@ -306,6 +398,8 @@ int bench_plot(const char *dir, const char *gnuplot,
 	const struct bench_doc *uc = doc_named(docs, ndocs, "usercopy");
 	const struct bench_doc *nf = doc_named(docs, ndocs, "nofault");
 	const struct bench_doc *rs = doc_named(docs, ndocs, "raise");
+	const struct bench_doc *fl = doc_named(docs, ndocs, "fault");
+	const struct bench_doc *as = doc_named(docs, ndocs, "async");
 	char sub[4096];
 	FILE *gp;
 	int n = 0, r;
@@ -331,6 +425,10 @@ int bench_plot(const char *dir, const char *gnuplot,
 		r = add_plot(&n, plot_nofault(gp, dir, nf));
 	if (rs && !r)
 		r = add_plot(&n, plot_raise(gp, dir, rs));
+	if (fl && !r)
+		r = add_plot(&n, plot_fault(gp, dir, fl));
+	if (as && !r)
+		r = add_plot(&n, plot_async(gp, dir, as));
 	if (!r)
 		r = add_plot(&n, plot_targets(gp, dir, docs, ndocs));
 	if (fclose(gp) && !r)

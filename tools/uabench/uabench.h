@@ -124,6 +124,8 @@ extern const struct bench_cmd bench_cmd_signal1;
 extern const struct bench_cmd bench_cmd_raise;
 extern const struct bench_cmd bench_cmd_null_syscall;
 extern const struct bench_cmd bench_cmd_trap;
+extern const struct bench_cmd bench_cmd_fault;
+extern const struct bench_cmd bench_cmd_async;
 extern const struct bench_cmd bench_cmd_report;
 
 /* The table of subcommands, NULL-terminated (main.c). */
@@ -211,12 +213,15 @@ const struct bench_target *bench_target_find(const char *key);
 /*
  * What a struct bench_ratio holds: a speed ratio (reference time / time),
  * an exact count per operation of one method (switches per signal round
- * trip), or an instruction ratio (reference instructions / instructions).
+ * trip), an instruction ratio (reference instructions / instructions), or
+ * a latency of one method in microseconds (async's p99; judged by an
+ * at_most target).
  */
 enum bench_ratio_kind {
 	BENCH_RATIO_SPEED,
 	BENCH_RATIO_COUNT,
 	BENCH_RATIO_INSNS,
+	BENCH_RATIO_LATENCY,
 };
 
 /* A ratio between two methods of one case, optionally against a target. */

@@ -10,7 +10,10 @@
  * block: it rewrites the bytes the block already stored (with the same
  * values) and stops at the exact faulting byte, so RCX is the exact number
  * of bytes not done (the kernel's copy_user_64.S also finishes a faulting
- * bulk loop in its byte tail).
+ * bulk loop in its byte tail).  An empty tail skips the string
+ * instruction: rep movsb with RCX 0 still costs its start-up (about 20
+ * cycles), and a signal frame's copies (the 576-byte FP image, the 128-byte
+ * siginfo) are whole blocks.
  */
 	.text
 
@@ -47,6 +50,8 @@ ua__raw_copy:
 	cmpq	$64, %rcx
 	jae	.Lcopy_block
 .Lcopy_bytes:
+	testq	%rcx, %rcx
+	jz	31f
 30:	rep movsb
 31:	movq	%rcx, %rax
 	ret
@@ -85,6 +90,8 @@ ua__raw_clear:
 	cmpq	$64, %rcx
 	jae	.Lclear_block
 .Lclear_bytes:
+	testq	%rcx, %rcx
+	jz	51f
 50:	rep stosb
 51:	movq	%rcx, %rax
 	ret
