@@ -42,7 +42,8 @@ enum ua_frame_mode {
 enum ua_trap {
 	UA_TRAP_DEFAULT = 0, /* UA_TRAP from the environment, else sud */
 	UA_TRAP_SUD,         /* Syscall User Dispatch: exact, one host signal */
-	UA_TRAP_REWRITE,     /* rewriting trapped sites: not implemented yet */
+	UA_TRAP_REWRITE,     /* trapped sites become calls into a page-0
+			      * trampoline (needs page 0; doc/uarun.md) */
 };
 
 /**

@@ -6,6 +6,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -270,6 +271,37 @@ void ua_linux_trace(struct ua_task *t, int fd)
 		lx_proc(t)->trace_fd = fd;
 }
 
+/* --trap=rewrite: the rewritten sites, by address. */
+static void print_sites(struct ua_task *t, int fd)
+{
+	size_t n = ua__rewrite_sites(t, NULL, 0);
+	struct ua__rw_site *v;
+	char line[160];
+	int len;
+
+	if (t->tb.mode != UA_TRAP_REWRITE)
+		return;
+	len = snprintf(line, sizeof(line), "%-24s %12zu\n",
+		       "rewritten sites", n);
+	write(fd, line, (size_t)len);
+	v = n ? calloc(n, sizeof(*v)) : NULL;
+	if (!v)
+		return;
+	n = ua__rewrite_sites(t, v, n);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = v[i].nr < LX_NR_MAX && table[v[i].nr] ?
+					   table[v[i].nr]->name :
+					   "?";
+
+		len = snprintf(line, sizeof(line),
+			       "  site %#-16llx %-16s %4llu %12lu trips\n",
+			       (unsigned long long)v[i].addr, name,
+			       (unsigned long long)v[i].nr, v[i].trips);
+		write(fd, line, (size_t)len);
+	}
+	free(v);
+}
+
 void ua_linux_print_stats(struct ua_task *t, int fd)
 {
 	struct lx_proc *p = t ? lx_proc(t) : NULL;
@@ -299,6 +331,7 @@ void ua_linux_print_stats(struct ua_task *t, int fd)
 	n = snprintf(line, sizeof(line), "%-24s %12lu\n", "signals delivered",
 		     ua_task_signals_delivered(t));
 	write(fd, line, (size_t)n);
+	print_sites(t, fd);
 }
 
 __attribute__((constructor)) static void lx_table_init(void)

@@ -120,7 +120,7 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 						  UA_TASK_DEFAULT_STACK;
 	enum ua_frame_mode mode = opts ? opts->frame_mode : UA_FRAME_DEFAULT;
 	struct ua_task *t;
-	bool trap = false;
+	uint8_t trap = 0;
 	int err = -EOPNOTSUPP;
 
 #if !defined(__x86_64__)
@@ -145,6 +145,7 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 	t->sp = sp;
 	t->frame_mode = mode;
 	t->trap = trap;
+	t->tb.mode = trap;
 	t->xsave_ctx = ua__xstate_alloc();
 	t->xsave_ret = ua__xstate_alloc();
 	if (!t->xsave_ctx || !t->xsave_ret)
@@ -184,6 +185,7 @@ void ua_task_destroy(struct ua_task *t)
 	}
 	if (t->lx_free)
 		t->lx_free(t);
+	ua__trap_free(t);
 	if (ua__task_hooks && ua__task_hooks->destroy)
 		ua__task_hooks->destroy(t);
 	ua_unmap(t->sp, (char *)t->stack - ua__pagesz,

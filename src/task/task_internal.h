@@ -36,6 +36,10 @@ struct ua_trap_block {
 	struct ua_task *task;
 	uint8_t sel;            /* Syscall User Dispatch selector */
 	uint8_t resume_monitor; /* a handler redirected into the monitor */
+	uint8_t mode;           /* enum ua_trap in force (trap_sud.c) */
+	/* Where the page-0 trampoline jumps (trap_rewrite.c): jmp *%gs:32. */
+	void (*rw_entry)(void);
+	struct ua__rw_sites *rw; /* rewritten syscall sites, or NULL */
 };
 
 /* Selector values (linux/prctl.h SYSCALL_DISPATCH_FILTER_*). */
@@ -114,11 +118,29 @@ struct ua_task {
  */
 UA_HIDDEN long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r);
 
-/* trap_sud.c */
-UA_HIDDEN int ua__trap_check(const struct ua_task_opts *opts, bool *on);
+/* trap_sud.c; *mode: 0 (no trapping), UA_TRAP_SUD or UA_TRAP_REWRITE */
+UA_HIDDEN int ua__trap_check(const struct ua_task_opts *opts, uint8_t *mode);
 UA_HIDDEN int ua__trap_run_begin(struct ua_task *t);
 UA_HIDDEN void ua__trap_run_end(struct ua_task *t);
 UA_HIDDEN void ua__trap_init(void);
+UA_HIDDEN void ua__trap_free(struct ua_task *t);
+/* trap_rewrite.c: one rewritten syscall site */
+struct ua__rw_site {
+	uint64_t addr;        /* the site (0f 05 became ff d0) */
+	uint64_t nr;          /* the syscall number of its first trap */
+	unsigned long trips;  /* calls through the rewritten site */
+};
+/* Up to max sites of t by address into out; returns how many t has. */
+UA_HIDDEN size_t ua__rewrite_sites(const struct ua_task *t,
+				   struct ua__rw_site *out, size_t max);
+extern UA_HIDDEN int ua__rewrite_pkey;
+UA_HIDDEN int ua__rewrite_setup(void);
+UA_HIDDEN void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r);
+UA_HIDDEN void ua__rewrite_trip(struct ua_task *t, uint64_t site);
+UA_HIDDEN void ua__rewrite_free(struct ua_task *t);
+UA_HIDDEN void ua__rewrite_entry(void); /* trap.S */
+UA_HIDDEN _Noreturn void ua__trap_syscall(struct ua_task *t);
+UA_HIDDEN _Noreturn void ua__rewrite_syscall(struct ua_task *t);
 /* src/arch/x86_64/trap.S */
 UA_HIDDEN _Noreturn void ua__ret_to_guest_trap(struct ua_pt_regs *regs,
 					       struct ua_trap_block *tb,

@@ -40,6 +40,8 @@ _Static_assert(offsetof(struct ua_trap_block, guest_fs) == 8, "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, sel) == 24, "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, resume_monitor) == 25,
 	       "trap.S");
+_Static_assert(offsetof(struct ua_trap_block, task) == 16, "trap.S");
+_Static_assert(offsetof(struct ua_trap_block, rw_entry) == 32, "trap.S");
 
 bool ua__have_fsgsbase;
 /* Set once a task with trapped syscalls has run: the stubs switch FS. */
@@ -90,26 +92,22 @@ static int trap_from_env(enum ua_trap *m)
 }
 
 /*
- * Can a task trap its syscalls as opts asks?  Sets *on.  A mechanism that
- * is not available fails with the reason on stderr.
+ * Can a task trap its syscalls as opts asks?  Sets *mode: 0 (no
+ * trapping), UA_TRAP_SUD or UA_TRAP_REWRITE.  A mechanism that is not
+ * available fails with the reason on stderr, never a silent fallback.
  */
-int ua__trap_check(const struct ua_task_opts *opts, bool *on)
+int ua__trap_check(const struct ua_task_opts *opts, uint8_t *mode)
 {
 	enum ua_trap m = opts ? opts->trap : UA_TRAP_DEFAULT;
 	int err;
 
-	*on = opts && opts->trap_syscalls;
-	if (!*on)
+	*mode = 0;
+	if (!opts || !opts->trap_syscalls)
 		return 0;
 	if ((unsigned)m > UA_TRAP_REWRITE)
 		return -EINVAL;
 	if (m == UA_TRAP_DEFAULT && (err = trap_from_env(&m)))
 		return err;
-	if (m == UA_TRAP_REWRITE) {
-		ua__write_str(2, "uaccess: trap mechanism 'rewrite' is not "
-				 "implemented yet (use sud)\n");
-		return -ENOSYS;
-	}
 	err = sud_probe();
 	if (err) {
 		ua__write_str(2, "uaccess: Syscall User Dispatch is not "
@@ -118,6 +116,10 @@ int ua__trap_check(const struct ua_task_opts *opts, bool *on)
 				 "syscalls\n");
 		return err;
 	}
+	/* rewrite finds each site by its first trap: it needs sud too. */
+	if (m == UA_TRAP_REWRITE && (err = ua__rewrite_setup()))
+		return err;
+	*mode = (uint8_t)m;
 	return 0;
 }
 
@@ -177,8 +179,11 @@ UA_HIDDEN void ua__sigsys_handler(int sig, siginfo_t *info, void *ucv)
 	t->tb.resume_monitor = 1;
 }
 
-/* Entered from ua__sud_entry on the monitor stack: a syscall entry. */
-UA_HIDDEN _Noreturn void ua__trap_syscall(struct ua_task *t)
+/*
+ * Entered from ua__sud_entry on the monitor stack (a trap), or from
+ * ua__rewrite_syscall (a rewritten site): a syscall entry.
+ */
+static _Noreturn void trap_syscall(struct ua_task *t, bool rewritten)
 {
 	struct ua_pt_regs *r = &t->regs;
 	long ret;
@@ -186,6 +191,10 @@ UA_HIDDEN _Noreturn void ua__trap_syscall(struct ua_task *t)
 	ua__guest_task = NULL;
 	ua__pkru_entry(t);
 	ua__protect_syscall_lock(t->sp);
+	if (rewritten)
+		ua__rewrite_trip(t, r->rip - 2);
+	else if (t->tb.mode == UA_TRAP_REWRITE)
+		ua__rewrite_site(t, r);
 	t->trap_entry = true;
 	t->regs_replaced = false;
 	if (ua_unlikely(t->hook) && t->hook(t, r, t->hook_data)) {
@@ -196,6 +205,32 @@ UA_HIDDEN _Noreturn void ua__trap_syscall(struct ua_task *t)
 			r->rax = (uint64_t)ret;
 	}
 	ua__return_to_guest(t);
+}
+
+_Noreturn void ua__trap_syscall(struct ua_task *t)
+{
+	trap_syscall(t, false);
+}
+
+/*
+ * Entered from ua__rewrite_entry (trap.S) on the monitor stack with the
+ * monitor's FS base: the stub saved what the `call *%rax` left (RIP the
+ * return address, RSP above it, RFLAGS untouched); the rest is what a
+ * `syscall` instruction leaves: rcx the next RIP, r11 RFLAGS.
+ */
+UA_HIDDEN _Noreturn void ua__rewrite_syscall(struct ua_task *t)
+{
+	struct ua_pt_regs *r = &t->regs;
+
+	r->orig_rax = r->rax;
+	r->rcx = r->rip;
+	r->r11 = r->eflags;
+	trap_syscall(t, true);
+}
+
+void ua__trap_free(struct ua_task *t)
+{
+	ua__rewrite_free(t);
 }
 
 static pthread_once_t sigsys_once = PTHREAD_ONCE_INIT;
@@ -235,6 +270,7 @@ int ua__trap_run_begin(struct ua_task *t)
 	t->tb.task = t;
 	t->tb.sel = UA_SUD_ALLOW;
 	t->tb.resume_monitor = 0;
+	t->tb.rw_entry = ua__rewrite_entry;
 	if (!t->own_fs)
 		t->tb.guest_fs = fs;
 	__atomic_store_n(&ua__fs_switching, 1, __ATOMIC_RELAXED);

@@ -271,6 +271,17 @@ int main(int argc, char **argv)
 		printf("aborting\n");
 		abort();
 	}
+	/* Each handler runs at the exit of raise's kill syscall: under
+	 * --trap=rewrite the 2nd and 3rd through a rewritten site. */
+	if (argc > 1 && !strcmp(argv[1], "raise")) {
+		install(SIGUSR1, on_sig, 0);
+		for (int i = 0; i < 3; i++) {
+			raise(SIGUSR1);
+			printf("raise %d: hits=%d sig=%d\n", i, (int)hits,
+			       (int)last_sig);
+		}
+		return 0;
+	}
 	if (argc > 1 && !strcmp(argv[1], "segv")) {
 		printf("crashing\n");
 		*(volatile int *)8 = 1;

@@ -3,15 +3,17 @@
 """Run real programs natively and under uarun and compare.
 
 Every case runs natively once, then under uarun with every protection
-backend (pkey skipped, with the reason, where the machine lacks it) and
-both frame modes; stdout must be the same bytes and the end the same
-(exit status, or death by the same signal).
+backend (pkey skipped, with the reason, where the machine lacks it), both
+frame modes and both trap paths (sud, and rewrite where page 0 can be
+mapped: skipped with the reason elsewhere); stdout must be the same bytes
+and the end the same (exit status, or death by the same signal).
 
 usage: run_programs.py UARUN MODE [ARGS...]
   programs PROG...   the test programs (prog_signals, prog_files, ...)
   busybox            busybox applets
   refuse             bad input is refused with a reason, never a crash
-  trace              --trace shows decoded syscalls; stdout stays clean
+  trace              --trace shows decoded syscalls; stdout stays clean;
+                     --stats lists rewritten sites under --trap=rewrite
 Exit 77 (skipped) when a needed tool is missing.
 """
 import os
@@ -22,6 +24,8 @@ import tempfile
 
 SKIP = 77
 FRAMES = ['block', 'per-access']
+REFUSED_PAGE0 = 'needs page 0 for its trampoline'
+_traps = None
 
 
 def backends(uarun):
@@ -34,6 +38,23 @@ def backends(uarun):
     else:
         out.append('pkey')
     return out
+
+
+def traps(uarun, probe):
+    """sud always; rewrite unless page 0 cannot be mapped here (then the
+    refusal is checked by mode_refuse, and the reason printed)."""
+    global _traps
+    if _traps is None:
+        r = subprocess.run([uarun, '--trap=rewrite'] + probe,
+                           stdin=subprocess.DEVNULL, capture_output=True,
+                           text=True, timeout=120)
+        if REFUSED_PAGE0 in r.stderr:
+            print('rewrite: skipped (' + r.stderr.strip().splitlines()[0]
+                  + ')')
+            _traps = ['sud']
+        else:
+            _traps = ['sud', 'rewrite']
+    return _traps
 
 
 def end(rc):
@@ -50,20 +71,21 @@ def compare(uarun, bks, name, argv, stdin=b'', cwd=None):
     env = dict(os.environ)
     want_out, want_rc, _ = run(argv, stdin, cwd, env)
     failures = 0
-    for b in bks:
-        for f in FRAMES:
-            cmd = [uarun, '--protect=' + b, '--frames=' + f] + argv
-            out, rc, err = run(cmd, stdin, cwd, env)
-            if out != want_out or rc != want_rc:
-                failures += 1
-                print('FAIL %s [%s, %s]: native %s, uarun %s' %
-                      (name, b, f, end(want_rc), end(rc)))
-                if out != want_out:
-                    print('  native stdout: %r' % want_out[:300])
-                    print('  uarun  stdout: %r' % out[:300])
-                print('  uarun stderr: %r' % err[-500:])
-            else:
-                print('ok   %s [%s, %s]: %s' % (name, b, f, end(rc)))
+    for b, f, t in [(b, f, t) for t in traps(uarun, argv)
+                    for b in bks for f in FRAMES]:
+        cmd = [uarun, '--protect=' + b, '--frames=' + f, '--trap=' + t] + \
+            argv
+        out, rc, err = run(cmd, stdin, cwd, env)
+        if out != want_out or rc != want_rc:
+            failures += 1
+            print('FAIL %s [%s, %s, %s]: native %s, uarun %s' %
+                  (name, b, f, t, end(want_rc), end(rc)))
+            if out != want_out:
+                print('  native stdout: %r' % want_out[:300])
+                print('  uarun  stdout: %r' % out[:300])
+            print('  uarun stderr: %r' % err[-500:])
+        else:
+            print('ok   %s [%s, %s, %s]: %s' % (name, b, f, t, end(rc)))
     return failures
 
 
@@ -76,7 +98,46 @@ def mode_programs(uarun, progs):
         if 'signals' in name:
             fails += compare(uarun, bks, name + ' abort', [p, 'abort'])
             fails += compare(uarun, bks, name + ' segv', [p, 'segv'])
+            fails += compare(uarun, bks, name + ' raise', [p, 'raise'])
+            fails += signal_at_rewritten_exit(uarun, name, p)
     return fails
+
+
+def sites(stats):
+    """The --stats site listing: {name: [(addr, nr, trips)]}."""
+    out = {}
+    for line in stats.splitlines():
+        w = line.split()
+        if len(w) == 6 and w[0] == 'site' and w[5] == 'trips':
+            out.setdefault(w[2], []).append((int(w[1], 16), int(w[3]),
+                                             int(w[4])))
+    return out
+
+
+def signal_at_rewritten_exit(uarun, name, prog):
+    """Three raise() calls under --trap=rewrite: the first traps through
+    sud and rewrites the kill site, the next two come through it, and
+    each handler runs at that syscall's exit (its output says the
+    handler ran before raise returned)."""
+    if 'rewrite' not in traps(uarun, [prog, 'raise']):
+        return 0
+    r = subprocess.run([uarun, '--trap=rewrite', '--stats', prog, 'raise'],
+                       capture_output=True, text=True, timeout=120)
+    want = ''.join('raise %d: hits=%d sig=10\n' % (i, i + 1)
+                   for i in range(3))
+    s = sites(r.stderr)
+    kill = s.get('tgkill', []) + s.get('tkill', [])
+    delivered = [l.split() for l in r.stderr.splitlines()
+                 if l.startswith('signals delivered')]
+    if r.returncode or r.stdout != want or len(kill) != 1 or \
+            kill[0][2] != 2 or delivered != [['signals', 'delivered', '3']]:
+        print('FAIL %s raise at a rewritten site: rc %d stdout %r sites %r '
+              'stderr %r' % (name, r.returncode, r.stdout, kill,
+                             r.stderr[-600:]))
+        return 1
+    print('ok   %s raise at a rewritten site: %#x %d trips' %
+          (name, kill[0][0], kill[0][2]))
+    return 0
 
 
 def mode_busybox(uarun):
@@ -169,14 +230,55 @@ def mode_refuse(uarun):
     if r.returncode != 0 or 'usage: uarun' not in r.stdout:
         fails += 1
         print('FAIL --help')
-    bb = shutil.which('busybox') or '/bin/true'
-    r = subprocess.run([uarun, '--trap=rewrite', bb, 'true'],
-                       capture_output=True, text=True)
-    if r.returncode == 0 or 'not implemented yet' not in r.stderr:
-        fails += 1
-        print('FAIL --trap=rewrite: %d %r' % (r.returncode, r.stderr))
-    else:
-        print('ok   --trap=rewrite refused: not implemented yet')
+    fails += refuse_page0(uarun)
+    return fails
+
+
+def mmap_min_addr():
+    with open('/proc/sys/vm/mmap_min_addr') as f:
+        return int(f.read())
+
+
+def refuse_page0(uarun):
+    """--trap=rewrite where page 0 cannot be mapped: vm.mmap_min_addr > 0
+    and no CAP_SYS_RAWIO (dropped from the bounding and inheritable sets
+    when we are root, so the exec'd uarun lacks it), then the same with
+    UA_TRAP=rewrite: exit 126 with the reason, never a run under sud."""
+    bb = shutil.which('busybox')
+    if not bb:
+        print('busybox not installed')
+        return 0
+    if mmap_min_addr() == 0:
+        print('skip refuse page 0: vm.mmap_min_addr is 0, page 0 maps '
+              'without CAP_SYS_RAWIO')
+        return 0
+    drop = []
+    if os.geteuid() == 0:
+        setpriv = shutil.which('setpriv')
+        if not setpriv:
+            print('skip refuse page 0: setpriv (util-linux) not installed')
+            return 0
+        drop = [setpriv, '--bounding-set=-sys_rawio',
+                '--inh-caps=-sys_rawio']
+    fails = 0
+    for how, cmd, env in [
+            ('--trap=rewrite', drop + [uarun, '--trap=rewrite', bb, 'echo',
+                                       'ran'], None),
+            ('UA_TRAP=rewrite', drop + [uarun, bb, 'echo', 'ran'],
+             dict(os.environ, UA_TRAP='rewrite'))]:
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env,
+                           timeout=60)
+        want = ('uaccess: trap mechanism \'rewrite\' needs page 0 for its '
+                'trampoline, which cannot be mapped: Operation not '
+                'permitted (vm.mmap_min_addr is %d and mapping below it '
+                'needs CAP_SYS_RAWIO)\n' % mmap_min_addr())
+        if r.returncode != 126 or r.stdout != '' or \
+                not r.stderr.startswith(want):
+            fails += 1
+            print('FAIL refuse page 0 %s: rc %d stdout %r stderr %r' %
+                  (how, r.returncode, r.stdout, r.stderr))
+        else:
+            print('ok   refuse page 0 %s: %s' % (how, want.strip()))
     return fails
 
 
@@ -210,6 +312,44 @@ def mode_trace(uarun):
     if not fails:
         print('ok   trace: %s' % [l for l in r.stderr.splitlines()
                                   if l.startswith('write(')][0])
+    return fails + stats_sites(uarun, bb)
+
+
+def stats_sites(uarun, bb):
+    """--stats under --trap=rewrite lists each rewritten site once: its
+    address, the number and name of its first trap, the calls through
+    it.  busybox seq writes each line with its own write(): one site,
+    the first call trapped, the other four through the rewrite."""
+    if 'rewrite' not in traps(uarun, [bb, 'true']):
+        return 0
+    r = subprocess.run([uarun, '--trap=rewrite', '--stats', bb, 'sh', '-c',
+                        'for i in 1 2 3 4 5; do echo $i; done'],
+                       capture_output=True, text=True, timeout=60)
+    s = sites(r.stderr)
+    count = [l.split()[-1] for l in r.stderr.splitlines()
+             if l.startswith('rewritten sites')]
+    listed = sum(len(v) for v in s.values())
+    fails = 0
+    if r.stdout != '1\n2\n3\n4\n5\n' or r.returncode:
+        fails += 1
+        print('FAIL stats sites: rc %d stdout %r' % (r.returncode, r.stdout))
+    if count != [str(listed)] or not listed:
+        fails += 1
+        print('FAIL stats sites: count %r, %d listed' % (count, listed))
+    if [(nr, trips) for _, nr, trips in s.get('write', [])] != [(1, 4)]:
+        fails += 1
+        print('FAIL stats sites: write sites %r' % s.get('write'))
+    addrs = [a for v in s.values() for a, _, _ in v]
+    if len(set(addrs)) != len(addrs):
+        fails += 1
+        print('FAIL stats sites: a site listed twice')
+    r2 = subprocess.run([uarun, '--stats', bb, 'true'], capture_output=True,
+                        text=True, timeout=60)
+    if 'rewritten sites' in r2.stderr:
+        fails += 1
+        print('FAIL stats sites: listed under sud')
+    if not fails:
+        print('ok   stats sites: %d sites, write %r' % (listed, s['write']))
     return fails
 
 

@@ -5,17 +5,26 @@
  * register convention, rcx and r11 come back as the CPU leaves them after
  * a syscall, unknown numbers are -ENOSYS, and the monitor's thread
  * pointer is intact afterwards.  The trap mechanism is chosen by
- * ua_task_opts.trap or UA_TRAP; rewrite is refused as not implemented.
+ * ua_task_opts.trap or UA_TRAP.  Under rewrite, a site in guest memory
+ * becomes a call into the page-0 trampoline after its first trap, and
+ * the registers afterwards are the ones a real syscall leaves: the same
+ * as under sud and natively.  Where page 0 cannot be mapped, rewrite is
+ * refused with the reason.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/capability.h>
 
 #include <criterion/criterion.h>
 
 #include <uaccess.h>
+#include <uaccess/linux.h>
 
 #include "tsupport.h"
 
@@ -81,15 +90,54 @@ Test(trap, linux_convention_and_cpu_registers)
 	ua_space_destroy(sp);
 }
 
-Test(trap, rewrite_is_refused)
+/* vm.mmap_min_addr: 0 lets anyone map page 0. */
+static unsigned long mmap_min_addr(void)
+{
+	FILE *f = fopen("/proc/sys/vm/mmap_min_addr", "r");
+	unsigned long v = 0;
+
+	cr_assert_not_null(f);
+	cr_assert_eq(fscanf(f, "%lu", &v), 1);
+	fclose(f);
+	return v;
+}
+
+/* Drop CAP_SYS_RAWIO from this process's effective set (this test's own). */
+static void drop_sys_rawio(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	cr_assert_eq(syscall(SYS_capget, &h, d), 0);
+	d[CAP_SYS_RAWIO / 32].effective &= ~(1u << (CAP_SYS_RAWIO % 32));
+	cr_assert_eq(syscall(SYS_capset, &h, d), 0);
+}
+
+Test(trap, rewrite_refused_without_page_0)
 {
 	struct ua_task_opts o = { .trap_syscalls = true,
 				  .trap = UA_TRAP_REWRITE };
 	struct ua_space *sp = space();
+	void *p;
 
+	if (!mmap_min_addr())
+		cr_skip_test("vm.mmap_min_addr is 0: page 0 always maps");
+	drop_sys_rawio();
+	/* The kernel itself refuses now: what the library must report. */
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_FIXED_NOREPLACE, -1, 0);
+	cr_assert_eq(p, MAP_FAILED);
+	cr_assert_eq(errno, EPERM);
 	errno = 0;
 	cr_assert_null(ua_task_create(sp, guest, NULL, &o));
-	cr_assert_eq(errno, ENOSYS);
+	cr_assert_eq(errno, EPERM);
+	/* Asked through the environment: refused the same way, not sud. */
+	o.trap = UA_TRAP_DEFAULT;
+	setenv("UA_TRAP", "rewrite", 1);
+	errno = 0;
+	cr_assert_null(ua_task_create(sp, guest, NULL, &o));
+	cr_assert_eq(errno, EPERM);
+	unsetenv("UA_TRAP");
 	ua_space_destroy(sp);
 }
 
@@ -103,15 +151,176 @@ Test(trap, environment_selects_the_mechanism)
 	errno = 0;
 	cr_assert_null(ua_task_create(sp, guest, NULL, &o));
 	cr_assert_eq(errno, EINVAL);
-	setenv("UA_TRAP", "rewrite", 1);
-	cr_assert_null(ua_task_create(sp, guest, NULL, &o));
-	cr_assert_eq(errno, ENOSYS);
 	setenv("UA_TRAP", "sud", 1);
 	t = ua_task_create(sp, guest, &(struct result){ 0 }, &o);
 	cr_assert_not_null(t);
 	ua_task_destroy(t);
 	unsetenv("UA_TRAP");
 	ua_space_destroy(sp);
+}
+
+/*
+ * Position-independent code run three times natively, under sud and
+ * under rewrite, from a copy: known values in every register and known
+ * flags, getppid at blob_site, then all registers saved (17 words per
+ * trip: rax rbp rbx rcx rdx rsi rdi r8 r9 r10 r11 r12 r13 r14 r15 rsp
+ * rflags), three trips through the same site.  void blob(uint64_t *out).
+ */
+#define WORDS 17
+#define TRIPS 3
+enum { W_RAX, W_RBP, W_RBX, W_RCX, W_RDX, W_RSI, W_RDI, W_R8, W_R9, W_R10,
+       W_R11, W_R12, W_R13, W_R14, W_R15, W_RSP, W_FLAGS };
+extern const char blob_start[], blob_site[], blob_end[];
+asm(".pushsection .text\n"
+    "blob_start:\n"
+    "	push %rbx\n push %rbp\n push %r12\n push %r13\n push %r14\n"
+    "	push %r15\n"
+    "	push %rdi\n"
+    "	push $" "3" "\n"
+    "1:	movl $-1, %ecx\n"
+    "	addl $1, %ecx\n"		/* ZF CF PF AF set, SF OF clear */
+    "	movabs $0x1111111111111101, %rbx\n"
+    "	movabs $0x2222222222222202, %rbp\n"
+    "	movabs $0x3333333333333303, %rdx\n"
+    "	movabs $0x4444444444444404, %rsi\n"
+    "	movabs $0x5555555555555505, %rdi\n"
+    "	movabs $0x6666666666666606, %r8\n"
+    "	movabs $0x7777777777777707, %r9\n"
+    "	movabs $0x8888888888888808, %r10\n"
+    "	movabs $0x9999999999999909, %r12\n"
+    "	movabs $0xaaaaaaaaaaaaaa0a, %r13\n"
+    "	movabs $0xbbbbbbbbbbbbbb0b, %r14\n"
+    "	movabs $0xcccccccccccccc0c, %r15\n"
+    "	movabs $0xdddddddddddddd0d, %rcx\n"
+    "	movabs $0xeeeeeeeeeeeeee0e, %r11\n"
+    "	movl $110, %eax\n"		/* getppid */
+    "blob_site:\n"
+    "	syscall\n"
+    "	pushfq\n"
+    "	push %rsp\n"
+    "	push %r15\n push %r14\n push %r13\n push %r12\n push %r11\n"
+    "	push %r10\n push %r9\n push %r8\n push %rdi\n push %rsi\n"
+    "	push %rdx\n push %rcx\n push %rbx\n push %rbp\n push %rax\n"
+    "	movq 17*8+8(%rsp), %rdi\n"
+    "	movq %rsp, %rsi\n"
+    "	movl $17, %ecx\n"
+    "	rep movsq\n"
+    "	movq %rdi, 17*8+8(%rsp)\n"
+    "	addq $17*8, %rsp\n"
+    "	decq (%rsp)\n"
+    "	jnz 1b\n"
+    "	addq $16, %rsp\n"
+    "	pop %r15\n pop %r14\n pop %r13\n pop %r12\n pop %rbp\n"
+    "	pop %rbx\n"
+    "	ret\n"
+    "blob_end:\n"
+    ".popsection");
+
+/* The blob run natively from an executable copy: the kernel's results. */
+static void blob_native(uint64_t out[TRIPS][WORDS], uint64_t *site_next)
+{
+	size_t len = (size_t)(blob_end - blob_start);
+	char *code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	cr_assert_neq(code, MAP_FAILED);
+	memcpy(code, blob_start, len);
+	((void (*)(uint64_t *))code)(&out[0][0]);
+	*site_next = (uint64_t)(code + (blob_site - blob_start)) + 2;
+	munmap(code, 4096);
+}
+
+struct blob_run {
+	uint64_t out[TRIPS][WORDS];
+	uint64_t site_next;  /* the address after the site */
+	uint16_t site_after; /* the site's two bytes after the run */
+	char stats[4096];
+};
+
+/* The blob from a copy in guest memory, in a task trapping with trap. */
+static void blob_guest(enum ua_trap trap, struct blob_run *br)
+{
+	struct ua_task_opts o = { .trap_syscalls = true, .trap = trap };
+	struct ua_space *sp = space(), *prev;
+	size_t len = (size_t)(blob_end - blob_start);
+	char *code, *out;
+	struct ua_task *t;
+	FILE *f;
+	int fd;
+
+	code = ua_map(sp, NULL, 4096, PROT_READ | PROT_WRITE);
+	out = ua_map(sp, NULL, 4096, PROT_READ | PROT_WRITE);
+	cr_assert(code && out);
+	prev = ua_space_use(sp);
+	t_poke(code, blob_start, len);
+	cr_assert_eq(ua_mprotect(sp, code, 4096, PROT_READ | PROT_EXEC), 0);
+	t = ua_task_create(sp, (void (*)(void *))code, out, &o);
+	cr_assert_not_null(t, "%s", strerror(errno));
+	cr_assert_eq(ua_task_run(t), 0);
+	t_peek(br->out, out, sizeof(br->out));
+	br->site_next = (uint64_t)(code + (blob_site - blob_start)) + 2;
+	t_peek(&br->site_after, code + (blob_site - blob_start), 2);
+	f = tmpfile();
+	cr_assert_not_null(f);
+	fd = fileno(f);
+	ua_linux_print_stats(t, fd);
+	memset(br->stats, 0, sizeof(br->stats));
+	cr_assert_gt(pread(fd, br->stats, sizeof(br->stats) - 1, 0), 0);
+	fclose(f);
+	ua_task_destroy(t);
+	ua_space_use(prev);
+	ua_space_destroy(sp);
+}
+
+static void assert_like_native(const struct blob_run *g,
+			       uint64_t nat[TRIPS][WORDS], const char *how)
+{
+	for (int i = 0; i < TRIPS; i++) {
+		for (int w = 0; w < WORDS; w++) {
+			if (w == W_RCX || w == W_RSP)
+				continue;
+			cr_assert_eq(g->out[i][w], nat[i][w],
+				     "%s trip %d word %d: %#lx, native %#lx",
+				     how, i, w, (unsigned long)g->out[i][w],
+				     (unsigned long)nat[i][w]);
+		}
+		/* rcx: the next RIP, as the CPU leaves it. */
+		cr_assert_eq(g->out[i][W_RCX], g->site_next, "%s trip %d rcx",
+			     how, i);
+		/* RSP back where it was: every trip the same. */
+		cr_assert_eq(g->out[i][W_RSP], g->out[0][W_RSP], "%s rsp", how);
+	}
+}
+
+Test(trap, rewritten_syscall_registers_match_sud_and_native)
+{
+	uint64_t nat[TRIPS][WORDS], nat_next;
+	static struct blob_run sud, rw;
+	char want[160];
+
+	blob_native(nat, &nat_next);
+	for (int i = 0; i < TRIPS; i++) {
+		cr_assert_eq(nat[i][W_RCX], nat_next);
+		cr_assert_eq(nat[i][W_RAX], (uint64_t)getppid());
+		/* r11 is RFLAGS at the syscall: the flags set before it. */
+		cr_assert_eq(nat[i][W_R11], nat[i][W_FLAGS]);
+		cr_assert_eq(nat[i][W_FLAGS] & 0x8d5, 0x55);
+	}
+	blob_guest(UA_TRAP_SUD, &sud);
+	assert_like_native(&sud, nat, "sud");
+	cr_assert_eq(sud.site_after, 0x050f, "sud left the site alone");
+	cr_assert_null(strstr(sud.stats, "rewritten sites"));
+	blob_guest(UA_TRAP_REWRITE, &rw);
+	/* Trip 0 trapped through sud, trips 1 and 2 came through the call. */
+	assert_like_native(&rw, nat, "rewrite");
+	cr_assert_eq(rw.site_after, 0xd0ff, "the site is call *%%rax now");
+	for (int i = 0; i < TRIPS; i++)
+		cr_assert_arr_eq(rw.out[i], sud.out[i], sizeof(rw.out[i]));
+	snprintf(want, sizeof(want),
+		 "rewritten sites                     1\n"
+		 "  site %#-16llx %-16s %4d %12d trips\n",
+		 (unsigned long long)rw.site_next - 2, "getppid", 110, 2);
+	cr_assert_not_null(strstr(rw.stats, want), "%s", rw.stats);
 }
 
 /* Without trap_syscalls a raw syscall is the host's, as before. */

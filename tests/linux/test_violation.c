@@ -4,8 +4,9 @@
  * monitor access to the program's memory outside a window, made at a
  * trapped syscall's entry (where the Linux syscall table runs), is
  * reported and aborts under mprotect and pkey, and goes through under
- * none.  The access is a syscall hook that reads write()'s buffer with a
- * plain load, the bug the accessors exist to prevent.
+ * none.  The access is a syscall hook that reads the second write()'s
+ * buffer with a plain load, the bug the accessors exist to prevent; with
+ * UA_TRAP=rewrite that write comes through a rewritten site.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -38,21 +39,21 @@ __attribute__((noinline)) int t_plain_read(const volatile char *p)
 	return *p;
 }
 
-static volatile int seen;
+static volatile int seen, writes;
 
 static bool bad_hook(struct ua_task *t, struct ua_pt_regs *r, void *data)
 {
 	(void)t;
 	(void)data;
-	if (r->orig_rax == SYS_write)
+	if (r->orig_rax == SYS_write && ++writes == 2)
 		seen += t_plain_read((const char *)r->rsi);
 	return false;
 }
 
-/* Child: run `busybox echo hi` with the hook; exits as the guest did. */
+/* Child: run two echos with the hook; exits as the guest did. */
 static void run_guest(const char *bb)
 {
-	char *argv[] = { "busybox", "echo", "hi", NULL };
+	char *argv[] = { "busybox", "sh", "-c", "echo a; echo b", NULL };
 	struct ua_space_opts o = { .addr = (void *)ua_exec_space_addr(bb) };
 	struct ua_space *sp = ua_space_create((size_t)1 << 30, &o);
 	struct ua_task *t;

@@ -48,6 +48,9 @@ const struct bench_target bench_targets[] = {
 	  "busybox dd zero->null bs=512 under uarun vs native (rewrite, "
 	  "none, block)",
 	  ">= 2x faster; sud reported", 2, NULL, false },
+	{ "trap_rewrite_vs_native",
+	  "syscall at a rewritten site (getppid, none) vs native getppid",
+	  ">= 5x faster", 5, NULL, false },
 	{ "nofault_vs_pvr",
 	  "ua_get_kernel_nofault (mapped, 8 B) vs process_vm_readv",
 	  ">= 500x faster", 500, NULL, false },

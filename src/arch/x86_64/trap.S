@@ -21,8 +21,28 @@
  */
 #define TB_MON_FS 0
 #define TB_GUEST_FS 8
+#define TB_TASK 16
 #define TB_SEL 24
 #define TB_RESUME 25
+
+/* struct ua_task: its pt_regs first, then the monitor stack (entry.S). */
+#define R15 0
+#define R14 8
+#define R13 16
+#define R12 24
+#define RBP 32
+#define RBX 40
+#define R10 56
+#define R9 64
+#define R8 72
+#define RAX 80
+#define RDX 96
+#define RSI 104
+#define RDI 112
+#define RIP 128
+#define EFLAGS 144
+#define RSP 152
+#define MON_RSP 168
 
 #define SEL_ALLOW 0
 #define SEL_BLOCK 1
@@ -251,5 +271,67 @@ ua__sud_entry:
 	ud2
 	.cfi_endproc
 	.size	ua__sud_entry, . - ua__sud_entry
+
+/*
+ * A rewritten syscall site (trap_rewrite.c): the guest executed
+ * `call *%rax` instead of `syscall`, slid down the page-0 nop sled and
+ * jumped here through the trap block (jmp *%gs:TB_RW_ENTRY).  State:
+ * RAX the number, [RSP] the return address (the instruction after the
+ * site), RFLAGS and every other register the guest's, FS base the
+ * guest's, selector blocking.  RCX and R11 are free: a `syscall`
+ * clobbers them.
+ *
+ * Until the move to the monitor stack, a host signal (the interrupt
+ * signal) sees guest code: it may capture this context and run a handler
+ * frame on top of it, then resume here with every register as it was.
+ * So that is safe, nothing before the switch stores a value that differs
+ * from the register it will still be in: every store is of an unchanged
+ * guest register or of RSP already at its final value; RIP and RFLAGS
+ * (which mov, push and pop do not change) are stored after the switch.
+ */
+	.globl	ua__rewrite_entry
+	.hidden	ua__rewrite_entry
+	.type	ua__rewrite_entry, @function
+	.p2align 4
+ua__rewrite_entry:
+	.cfi_startproc
+	.cfi_undefined rip
+	movq	%gs:TB_TASK, %r11
+	movq	%r15, R15(%r11)
+	movq	%r14, R14(%r11)
+	movq	%r13, R13(%r11)
+	movq	%r12, R12(%r11)
+	movq	%rbp, RBP(%r11)
+	movq	%rbx, RBX(%r11)
+	movq	%r10, R10(%r11)
+	movq	%r9, R9(%r11)
+	movq	%r8, R8(%r11)
+	movq	%rax, RAX(%r11)
+	movq	%rdx, RDX(%r11)
+	movq	%rsi, RSI(%r11)
+	movq	%rdi, RDI(%r11)
+	popq	%rcx				/* the return address */
+	movq	%rsp, RSP(%r11)			/* the guest's RSP before the call */
+	movq	MON_RSP(%r11), %rsp
+	movq	%rcx, RIP(%r11)
+	pushfq
+	popq	EFLAGS(%r11)
+	/* Monitor mode: selector allowing, then the monitor's FS base. */
+	movb	$SEL_ALLOW, %gs:TB_SEL
+	cld
+	movq	%r11, %rbx
+	testl	$0x40100, EFLAGS(%rbx)		/* AC, TF */
+	jz	1f
+	pushq	$2
+	popfq
+1:	movq	%gs:TB_MON_FS, %rdi
+	cmpq	%gs:TB_GUEST_FS, %rdi
+	je	2f
+	call	ua__fs_set
+2:	movq	%rbx, %rdi
+	call	ua__rewrite_syscall
+	ud2
+	.cfi_endproc
+	.size	ua__rewrite_entry, . - ua__rewrite_entry
 
 	.section .note.GNU-stack, "", @progbits

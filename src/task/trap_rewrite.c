@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The rewrite trap path (the zpoline / lazypoline technique): a guest
+ * runs under Syscall User Dispatch as with sud; after a syscall site's
+ * first trap, its 2-byte `syscall` (0f 05) becomes `call *%rax` (ff d0).
+ * RAX holds the syscall number, so the call lands at virtual address N in
+ * the trampoline page at address 0: a nop sled that ends in
+ * `jmp *%gs:32`, the trap block's rw_entry (ua__rewrite_entry in
+ * src/arch/x86_64/trap.S), which enters the same syscall path as a trap:
+ * the same dispatch, exit work and register results, without a host
+ * signal.
+ *
+ * Which sites are rewritten (doc/uarun.md): only one a trap came from
+ * (the SIGSYS RIP is the address after it), whose two bytes are still
+ * 0f 05, inside the task's space (never monitor code: a task made by
+ * ua_task_create() runs the monitor's own text), within one page, and
+ * only while its number is inside the sled.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <uaccess/access.h>
+
+#include "task_internal.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+#ifndef PKEY_DISABLE_ACCESS
+#define PKEY_DISABLE_ACCESS 1
+#endif
+
+#define TRAMP_SIZE 4096u
+/* jmp *%gs:32 (65 ff 24 25 20 00 00 00), the last 8 bytes of the page. */
+#define TRAMP_JMP (TRAMP_SIZE - 8)
+#define INSN_SYSCALL 0x050f  /* 0f 05, little-endian */
+#define INSN_CALL_RAX 0xd0ff /* ff d0 */
+
+struct ua__rw_sites {
+	size_t n, cap;             /* cap a power of two, n <= cap / 2 */
+	struct ua__rw_site *v; /* open addressing by address */
+};
+
+static pthread_once_t tramp_once = PTHREAD_ONCE_INIT;
+static int tramp_err;
+/* The key that makes it execute-only, or -1 (PROT_EXEC alone). */
+int ua__rewrite_pkey = -1;
+
+static void refuse(const char *why)
+{
+	ua__write_str(2, "uaccess: trap mechanism 'rewrite' needs page 0 for "
+			 "its trampoline, which cannot be mapped: ");
+	ua__write_str(2, why);
+	ua__write_str(2, "\n");
+}
+
+static unsigned long mmap_min_addr(void)
+{
+	char buf[32] = "";
+	FILE *f = fopen("/proc/sys/vm/mmap_min_addr", "re");
+	unsigned long v = 0;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			v = strtoul(buf, NULL, 10);
+		fclose(f);
+	}
+	return v;
+}
+
+/* Why mmap of page 0 failed with err, in words. */
+static void refuse_errno(int err)
+{
+	char why[192];
+
+	if (err == EPERM || err == EACCES)
+		snprintf(why, sizeof(why),
+			 "%s (vm.mmap_min_addr is %lu and mapping below it "
+			 "needs CAP_SYS_RAWIO)",
+			 strerror(err), mmap_min_addr());
+	else if (err == EEXIST)
+		snprintf(why, sizeof(why), "page 0 is already mapped");
+	else
+		snprintf(why, sizeof(why), "%s", strerror(err));
+	refuse(why);
+}
+
+/*
+ * Execute-only where the CPU has protection keys (a key whose access is
+ * disabled: instruction fetches ignore PKRU, data accesses fault);
+ * PROT_EXEC alone otherwise, which x86 page tables cannot make
+ * unreadable.
+ */
+static int tramp_protect(void)
+{
+	long key = syscall(SYS_pkey_alloc, 0, PKEY_DISABLE_ACCESS);
+
+	if (key >= 0) {
+		if (!syscall(SYS_pkey_mprotect, 0, TRAMP_SIZE, PROT_EXEC,
+			     key)) {
+			ua__rewrite_pkey = (int)key;
+			return 0;
+		}
+		syscall(SYS_pkey_free, key);
+	}
+	return mprotect(NULL, TRAMP_SIZE, PROT_EXEC) ? -errno : 0;
+}
+
+/*
+ * Fill the page at address 0.  In assembly: to C (and to the sanitizers'
+ * null checks) a store through address 0 is a null dereference.
+ */
+static void tramp_fill(void)
+{
+	/* jmp *%gs:32 (65 ff 24 25 20 00 00 00), little-endian. */
+	uint64_t jmp = 0x000000202524ff65ull;
+	uintptr_t dst = 0;
+	size_t n = TRAMP_JMP;
+
+	asm volatile("rep stosb\n\t"
+		     "movq %[jmp], (%%rdi)"
+		     : "+D"(dst), "+c"(n)
+		     : "a"(0x90), [jmp] "r"(jmp)
+		     : "memory");
+}
+
+static void tramp_map(void)
+{
+	void *p;
+
+	_Static_assert(offsetof(struct ua_trap_block, rw_entry) == 32,
+		       "the trampoline's jmp *%gs:32");
+	p = mmap(NULL, TRAMP_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED) {
+		tramp_err = -errno;
+		refuse_errno(errno);
+		return;
+	}
+	if (p) {
+		/* A kernel without MAP_FIXED_NOREPLACE took it as a hint. */
+		munmap(p, TRAMP_SIZE);
+		tramp_err = -EEXIST;
+		refuse("the kernel placed the mapping elsewhere");
+		return;
+	}
+	tramp_fill();
+	tramp_err = tramp_protect();
+	if (tramp_err) {
+		munmap(NULL, TRAMP_SIZE);
+		refuse(strerror(-tramp_err));
+	}
+}
+
+/*
+ * The trampoline, mapped once for the process and kept: a rewritten site
+ * stays a call into it for as long as the guest's memory lives.
+ */
+int ua__rewrite_setup(void)
+{
+	pthread_once(&tramp_once, tramp_map);
+	return tramp_err;
+}
+
+static struct ua__rw_site *site_find(struct ua__rw_sites *s,
+					   uint64_t addr, bool *found)
+{
+	size_t mask = s->cap - 1;
+	size_t i = (size_t)(addr * 0x9e3779b97f4a7c15ull >> 32) & mask;
+
+	while (s->v[i].addr && s->v[i].addr != addr)
+		i = (i + 1) & mask;
+	*found = s->v[i].addr == addr;
+	return &s->v[i];
+}
+
+static int sites_grow(struct ua__rw_sites *s)
+{
+	struct ua__rw_sites n = { 0, s->cap ? s->cap * 2 : 64, NULL };
+	bool found;
+
+	n.v = calloc(n.cap, sizeof(*n.v));
+	if (!n.v)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->v[i].addr)
+			*site_find(&n, s->v[i].addr, &found) = s->v[i];
+	n.n = s->n;
+	free(s->v);
+	*s = n;
+	return 0;
+}
+
+/* The entry of a site, added with number nr if new; NULL without memory. */
+static struct ua__rw_site *site_get(struct ua_task *t, uint64_t addr,
+					  uint64_t nr)
+{
+	struct ua__rw_sites *s = t->tb.rw;
+	struct ua__rw_site *e;
+	bool found;
+
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return NULL;
+		t->tb.rw = s;
+	}
+	if ((s->n + 1) * 2 > s->cap && sites_grow(s))
+		return NULL;
+	e = site_find(s, addr, &found);
+	if (!found) {
+		e->addr = addr;
+		e->nr = nr;
+		s->n++;
+	}
+	return e;
+}
+
+/* Write the call over the syscall, the page writable only meanwhile. */
+static bool patch(struct ua_task *t, uint64_t site)
+{
+	uintptr_t page = site & ~(uintptr_t)(ua__pagesz - 1);
+	int prot = ua__space_prot_at(t->sp, page);
+	uint16_t insn = 0;
+	bool ok;
+
+	if (prot < 0 || !(prot & PROT_EXEC))
+		return false;
+	if (ua_get_user(insn, (const uint16_t *)site) || insn != INSN_SYSCALL)
+		return false;
+	if (!(prot & PROT_WRITE) &&
+	    ua_mprotect(t->sp, (void *)page, ua__pagesz, prot | PROT_WRITE))
+		return false;
+	ok = !ua_put_user((uint16_t)INSN_CALL_RAX, (uint16_t *)site);
+	/* Back to exactly what the guest asked for. */
+	if (!(prot & PROT_WRITE))
+		ua_mprotect(t->sp, (void *)page, ua__pagesz, prot);
+	return ok;
+}
+
+/*
+ * A syscall trapped through Syscall User Dispatch in a task under
+ * rewrite (monitor mode, space locked): rewrite its site if it may be.
+ * Any failure leaves the site as it was, trapping through sud.
+ */
+void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r)
+{
+	uint64_t site = r->rip - 2, nr = r->orig_rax;
+
+	/* A number outside the sled would jump out of the trampoline. */
+	if (nr >= TRAMP_JMP)
+		return;
+	/* Guest memory only: never the monitor's own text. */
+	if (r->rip < 2 || site < t->sp->base || r->rip > t->sp->limit)
+		return;
+	/* Both bytes in one page: one mprotect, one protection. */
+	if ((site & (ua__pagesz - 1)) > ua__pagesz - 2)
+		return;
+	if (!patch(t, site))
+		return;
+	/* Without memory for the entry the site still works: not listed. */
+	site_get(t, site, nr);
+}
+
+/* A call through a rewritten site: count it. */
+void ua__rewrite_trip(struct ua_task *t, uint64_t site)
+{
+	struct ua__rw_site *e = site_get(t, site, t->regs.orig_rax);
+
+	if (e)
+		e->trips++;
+}
+
+void ua__rewrite_free(struct ua_task *t)
+{
+	struct ua__rw_sites *s = t->tb.rw;
+
+	if (!s)
+		return;
+	free(s->v);
+	free(s);
+	t->tb.rw = NULL;
+}
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct ua__rw_site *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+size_t ua__rewrite_sites(const struct ua_task *t,
+			       struct ua__rw_site *out, size_t max)
+{
+	const struct ua__rw_sites *s = t ? t->tb.rw : NULL;
+	size_t n = 0;
+
+	if (!s)
+		return 0;
+	for (size_t i = 0; i < s->cap; i++) {
+		if (!s->v[i].addr)
+			continue;
+		if (n < max)
+			out[n] = s->v[i];
+		n++;
+	}
+	if (out && max)
+		qsort(out, n < max ? n : max, sizeof(*out), site_cmp);
+	return n;
+}
