@@ -583,7 +583,7 @@ static bool uc_pkru(const ucontext_t *uc, uint32_t *pkru)
 	if (!fp || !pkru_xsave_off)
 		return false;
 	memcpy(&magic, fp + 464, sizeof(magic)); /* sw_reserved.magic1 */
-	if (magic != 0x46505853U)
+	if (magic != UA_FP_XSTATE_MAGIC1)
 		return false;
 	memcpy(&bv, fp + 512, sizeof(bv));
 	*pkru = 0;

@@ -244,6 +244,9 @@ static inline void ua__pkru_exit(struct ua_task *t)
 		ua__wrpkru(t->pkru);
 }
 
+/* sw_reserved.magic1 of an XSAVE-format signal frame (uapi/asm/sigcontext.h) */
+#define UA_FP_XSTATE_MAGIC1 0x46505853u
+
 /* src/arch/x86_64/xstate.c */
 extern UA_HIDDEN uint32_t ua__xstate_size; /* XCR0's standard-format size */
 extern UA_HIDDEN bool ua__xstate_xsave;

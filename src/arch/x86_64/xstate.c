@@ -19,7 +19,6 @@
 
 #include "../../task/task_internal.h"
 
-#define FP_XSTATE_MAGIC1_ 0x46505853u
 #define UC_FP_XSTATE_ 0x1
 #define XSTATE_FPSSE 0x3ull
 
@@ -77,7 +76,7 @@ void ua__xstate_capture(void *buf, const ucontext_t *uc)
 	}
 	size = get32(src + 480);
 	if (ua__xstate_xsave && (uc->uc_flags & UC_FP_XSTATE_) &&
-	    get32(src + 464) == FP_XSTATE_MAGIC1_ && size >= 576 &&
+	    get32(src + 464) == UA_FP_XSTATE_MAGIC1 && size >= 576 &&
 	    !(get64(src + 520) >> 63)) {
 		memcpy(dst, src, size < ua__xstate_size ? size : ua__xstate_size);
 		return;
