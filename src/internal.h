@@ -19,6 +19,23 @@
 
 struct ua_space;
 
+/*
+ * Code the rewrite fast path runs on the guest's FS base (src/task/
+ * trap_fast.c): no stack protector and no sanitizer instrumentation, both
+ * of which read %fs.  Such functions are named ua__fast_*, and
+ * tools/check-fast-path verifies their machine code: no %fs, and no call
+ * that leaves the set.
+ */
+#if defined(__clang__)
+#define UA_FAST                                                   \
+	__attribute__((no_stack_protector,                        \
+		       no_sanitize("address", "undefined", "coverage")))
+#else
+#define UA_FAST                                                          \
+	__attribute__((no_stack_protector, no_sanitize("address", "undefined"), \
+		       no_sanitize_coverage))
+#endif
+
 /* One backend: how a space is locked and how windows open (src/protect/). */
 struct ua_protect_ops {
 	enum ua_protect kind;
@@ -140,21 +157,75 @@ extern UA_HIDDEN const struct ua_protect_ops ua__protect_mprotect;
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_pkey;
 
 /*
+ * A window's bookkeeping in a thread's state, and its end.  They take the
+ * thread explicitly: the rewrite fast path (src/task/trap_fast.c) runs
+ * them on the guest's FS base, where ua_self cannot be reached.  win_kind
+ * is what a signal handler looks at: it is set before the other window
+ * fields and cleared after them.  A handler arriving in between sees a
+ * window and refuses to open its own; were it let in, its own window's
+ * end would clear fields the interrupted thread had already filled in.
+ */
+static inline void ua__win_record(struct ua_thread *self, struct ua_space *sp,
+				  int kind, const void *ptr, size_t len)
+{
+	self->win_kind = kind;
+	atomic_signal_fence(memory_order_seq_cst);
+	self->win_space = sp;
+	self->win_lo = (uintptr_t)ptr;
+	self->win_hi = (uintptr_t)ptr + len;
+	self->win_file = NULL;
+	self->win_line = 0;
+	self->stats.windows++;
+}
+
+static inline void ua__win_forget(struct ua_thread *self)
+{
+	self->win_space = NULL;
+	atomic_signal_fence(memory_order_seq_cst);
+	self->win_kind = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+/*
+ * The whole of a lock on syscall entry and an unlock on exit under
+ * backend none, with no window open and the thread in the expected mode:
+ * the bookkeeping (the same stores, in the same order, and the same
+ * count, as ua_protect_lock() and enter_guest() in protect.c: keep them
+ * in step).
+ */
+static inline bool ua__none_lock_ok(const struct ua_thread *self,
+				    const struct ua_space *sp)
+{
+	return sp->ops->kind == UA_PROTECT_NONE && !self->win_kind &&
+	       self->guest_space == sp;
+}
+
+static inline void ua__none_lock(struct ua_thread *self)
+{
+	self->guest_space = NULL;
+	self->stats.switches++;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void ua__none_unlock(struct ua_thread *self, struct ua_space *sp)
+{
+	self->stats.switches++;
+	atomic_signal_fence(memory_order_seq_cst);
+	self->guest_space = sp;
+	atomic_signal_fence(memory_order_seq_cst);
+	self->win_space = NULL;
+}
+
+/*
  * ua_protect_lock()/ua_protect_unlock() for a task's syscall entry and
- * exit, with the commonest case inline: backend none, no window open, the
- * thread in the expected mode.  Then the whole switch is the bookkeeping
- * (the same stores, in the same order, and the same count, as
- * ua_protect_lock() and enter_guest() in protect.c: keep them in step);
- * anything else, including every misuse check, goes to the real calls.
- * Inline because these two calls were a quarter of a null syscall.
+ * exit, with the commonest case inline (above); anything else, including
+ * every misuse check, goes to the real calls.  Inline because these two
+ * calls were a quarter of a null syscall.
  */
 static inline void ua__protect_syscall_lock(struct ua_space *sp)
 {
-	if (ua_likely(sp->ops->kind == UA_PROTECT_NONE && !ua_self.win_kind &&
-		      ua_self.guest_space == sp)) {
-		ua_self.guest_space = NULL;
-		ua_self.stats.switches++;
-		atomic_signal_fence(memory_order_seq_cst);
+	if (ua_likely(ua__none_lock_ok(&ua_self, sp))) {
+		ua__none_lock(&ua_self);
 		return;
 	}
 	ua_protect_lock(sp);
@@ -164,11 +235,7 @@ static inline void ua__protect_syscall_unlock(struct ua_space *sp)
 {
 	if (ua_likely(sp->ops->kind == UA_PROTECT_NONE && !ua_self.win_kind &&
 		      !ua_self.guest_space)) {
-		ua_self.stats.switches++;
-		atomic_signal_fence(memory_order_seq_cst);
-		ua_self.guest_space = sp;
-		atomic_signal_fence(memory_order_seq_cst);
-		ua_self.win_space = NULL;
+		ua__none_unlock(&ua_self, sp);
 		return;
 	}
 	ua_protect_unlock(sp);

@@ -10,6 +10,7 @@
 #define UA_LINUX_INTERNAL_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <sys/syscall.h>
 
@@ -33,6 +34,21 @@ struct lx_file {
 	int flags;     /* O_* status flags given at open (append, nonblock) */
 	bool cloexec;
 };
+
+/*
+ * May the monitor's own device f be read (write false) or written?  The
+ * host checks its descriptors itself; these are checked here, as
+ * vfs_read()/vfs_write() check FMODE_READ/FMODE_WRITE (fs/read_write.c;
+ * an O_ACCMODE of 3 and O_PATH give neither).
+ */
+static inline UA_FAST bool lx_dev_mode_ok(const struct lx_file *f, bool write)
+{
+	int acc = f->flags & O_ACCMODE;
+
+	if (f->flags & O_PATH)
+		return false;
+	return acc == O_RDWR || acc == (write ? O_WRONLY : O_RDONLY);
+}
 
 struct lx_timer {
 	pthread_t thread;

@@ -91,6 +91,9 @@ static long do_read(struct ua_task *t, struct lx_file *f,
 	char *buf = lx_proc(t)->iobuf;
 	size_t total = 0;
 
+	if ((f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) &&
+	    !lx_dev_mode_ok(f, false))
+		return -EBADF;
 	if (f->kind == LX_FD_NULL)
 		return 0;
 	if (f->kind == LX_FD_ZERO) {
@@ -127,6 +130,9 @@ static long do_write(struct ua_task *t, struct lx_file *f,
 	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) {
 		size_t n = ua_iov_iter_count(it);
 
+		if (!lx_dev_mode_ok(f, true))
+			return -EBADF;
+
 		ua_iov_iter_advance(it, n);
 		return (long)n;
 	}
@@ -159,6 +165,10 @@ static long rw_buf(struct ua_task *t, struct ua_pt_regs *r, bool write,
 	long ret;
 
 	if (!f)
+		return -EBADF;
+	/* vfs_read()/vfs_write(): the mode before the buffer. */
+	if ((f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) &&
+	    !lx_dev_mode_ok(f, write))
 		return -EBADF;
 	if (positional && pos < 0)
 		return -EINVAL;

@@ -36,7 +36,7 @@ static long sys_getppid(struct ua_task *t, struct ua_pt_regs *r)
 {
 	(void)t;
 	(void)r;
-	return getppid();
+	return ua__ppid();
 }
 
 static long sys_getuid(struct ua_task *t, struct ua_pt_regs *r)

@@ -104,34 +104,6 @@ int ua__protect_mode(const struct ua_space *sp)
 }
 
 /*
- * win_kind is what a signal handler looks at: it is set before the other
- * window fields and cleared after them.  A handler arriving in between
- * sees a window and refuses to open its own; were it let in, its own
- * window's end would clear fields the interrupted thread had already
- * filled in.
- */
-static void window_record(struct ua_space *sp, int kind, const void *ptr,
-			  size_t len)
-{
-	ua_self.win_kind = kind;
-	atomic_signal_fence(memory_order_seq_cst);
-	ua_self.win_space = sp;
-	ua_self.win_lo = (uintptr_t)ptr;
-	ua_self.win_hi = (uintptr_t)ptr + len;
-	ua_self.win_file = NULL;
-	ua_self.win_line = 0;
-	ua_self.stats.windows++;
-}
-
-static void window_forget(void)
-{
-	ua_self.win_space = NULL;
-	atomic_signal_fence(memory_order_seq_cst);
-	ua_self.win_kind = 0;
-	atomic_signal_fence(memory_order_seq_cst);
-}
-
-/*
  * Count one switch and make the backend match the thread's new mode.
  * pkey is inline here (RDPKRU, and WRPKRU when the bits change): no call
  * per switch; only mprotect, a syscall anyway, goes through the ops.
@@ -189,7 +161,7 @@ static __attribute__((noinline)) bool window_open_slow(int kind,
 	}
 	from = ua__protect_mode(sp);
 	/* Bookkeeping first: a handler arriving now sees the window. */
-	window_record(sp, kind, ptr, len);
+	ua__win_record(&ua_self, sp, kind, ptr, len);
 	protect_switch(sp, from, kind);
 	return true;
 }
@@ -205,7 +177,7 @@ bool ua__protect_window_open(int kind, const void *ptr, size_t len)
 
 	if (ua_likely(sp && sp->ops->kind == UA_PROTECT_NONE &&
 		      !ua_self.win_kind && inside(sp, ptr, len))) {
-		window_record(sp, kind, ptr, len);
+		ua__win_record(&ua_self, sp, kind, ptr, len);
 		/* protect_switch() of the none backend: the count alone. */
 		ua_self.stats.switches++;
 		atomic_signal_fence(memory_order_seq_cst);
@@ -226,7 +198,7 @@ void ua__protect_window_close(int kind)
 	protect_switch(sp, from,
 		       ua_self.guest_space == sp ? UA_MODE_GUEST :
 						   UA_MODE_LOCKED);
-	window_forget();
+	ua__win_forget(&ua_self);
 }
 
 static const char *kind_name(int kind)
@@ -298,7 +270,7 @@ static void enter_guest(struct ua_space *sp, int from)
 	 */
 	ua_self.guest_space = sp;
 	atomic_signal_fence(memory_order_seq_cst);
-	window_forget();
+	ua__win_forget(&ua_self);
 }
 
 void ua_protect_unlock(struct ua_space *sp)
@@ -339,7 +311,7 @@ void ua_protect_unlock_from_window(struct ua_space *sp)
 void ua__protect_forget(const struct ua_space *sp)
 {
 	if (ua_self.win_kind && ua_self.win_space == sp)
-		window_forget();
+		ua__win_forget(&ua_self);
 	if (ua_self.guest_space == sp)
 		ua_self.guest_space = NULL;
 }
@@ -401,7 +373,7 @@ bool ua__protect_lock_to_window(int kind, const void *ptr, size_t len)
 	if (!sp || ua_self.guest_space != sp || ua_self.win_kind ||
 	    !ua_access_ok(ptr, len))
 		return false;
-	window_record(sp, kind, ptr, len);
+	ua__win_record(&ua_self, sp, kind, ptr, len);
 	ua_self.guest_space = NULL;
 	atomic_signal_fence(memory_order_seq_cst);
 	if (sp->ops->kind == UA_PROTECT_PKEY)

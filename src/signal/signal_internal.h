@@ -130,6 +130,8 @@ UA_HIDDEN bool ua__sig_guest_fault(struct ua_task *t, int sig,
 /* syscalls.c */
 /* The monitor's pid, read once (getpid() is a real syscall). */
 UA_HIDDEN pid_t ua__monitor_pid(void);
+UA_HIDDEN bool ua__fast_sig_work_pending(struct ua_task *t);
+UA_HIDDEN pid_t ua__fast_monitor_pid(void);
 UA_HIDDEN uid_t ua__monitor_uid(void);
 UA_HIDDEN void ua__signal_syscalls_init(void);
 UA_HIDDEN int ua__do_sigaltstack(struct ua_task *t, const struct ua_kstack *ss,

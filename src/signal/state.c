@@ -294,7 +294,7 @@ void ua_task_wake(struct ua_task *t)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static bool is_restart(uint64_t rax)
+static inline UA_FAST bool is_restart(uint64_t rax)
 {
 	return rax == (uint64_t)-ERESTARTSYS ||
 	       rax == (uint64_t)-ERESTARTNOINTR ||
@@ -302,8 +302,11 @@ static bool is_restart(uint64_t rax)
 	       rax == (uint64_t)-ERESTART_RESTARTBLOCK;
 }
 
-/* Runs on every syscall exit: keep it to a few loads. */
-static bool sig_work_pending(struct ua_task *t)
+/*
+ * Runs on every syscall exit: keep it to a few loads.  The rewrite fast
+ * path calls it on the guest's FS base (src/linux/fast.c).
+ */
+UA_FAST bool ua__fast_sig_work_pending(struct ua_task *t)
 {
 	struct ua_sigstate *s = t->sig;
 
@@ -316,7 +319,7 @@ static bool sig_work_pending(struct ua_task *t)
 static const struct ua_task_hooks sig_hooks = {
 	.create = sig_create,
 	.destroy = sig_destroy,
-	.work_pending = sig_work_pending,
+	.work_pending = ua__fast_sig_work_pending,
 	.exit_work = ua__sig_exit_work,
 	.guest_fault = ua__sig_guest_fault,
 };

@@ -444,14 +444,21 @@ uid_t ua__monitor_uid(void)
 	return u;
 }
 
+static _Atomic pid_t monitor_pid;
+
 pid_t ua__monitor_pid(void)
 {
-	static _Atomic pid_t pid;
-	pid_t p = atomic_load_explicit(&pid, memory_order_relaxed);
+	pid_t p = atomic_load_explicit(&monitor_pid, memory_order_relaxed);
 
 	if (!p) {
 		p = getpid();
-		atomic_store_explicit(&pid, p, memory_order_relaxed);
+		atomic_store_explicit(&monitor_pid, p, memory_order_relaxed);
 	}
 	return p;
+}
+
+/* The same without the host: 0 until ua__monitor_pid() has run once. */
+UA_FAST pid_t ua__fast_monitor_pid(void)
+{
+	return atomic_load_explicit(&monitor_pid, memory_order_relaxed);
 }

@@ -102,6 +102,9 @@ ua__irq_handler(int sig, siginfo_t *info, void *uc)
 	/* Only the library's own kicks: tgkill() from this process. */
 	if (info->si_code == SI_TKILL && info->si_pid == irq_pid)
 		irq_body(uc);
+	/* The parent-death signal (ppid.c), or a kill(): ask the host. */
+	else if (info->si_code == SI_USER)
+		ua__ppid_changed();
 	errno = saved;
 }
 

@@ -440,26 +440,6 @@ _Noreturn void ua__task_exit(struct ua_task *t, int wstatus)
 #define EFLAGS_DF 0x400u
 #define EFLAGS_AC 0x40000u
 
-/*
- * Bytes below the guest RSP that ua__ret_to_guest's fast path writes
- * (EXIT_SCRATCH in entry.S): RIP goes to [rsp - 136], under the red zone.
- */
-#define EXIT_SCRATCH 136u
-
-/*
- * May the fast path store its 8 bytes below the target RSP?  Only inside
- * the space: an RSP a hook or a sigreturn frame pointed into monitor
- * memory must not turn into a monitor write.  Elsewhere IRETQ, which
- * writes nothing, and a bad RSP then faults in guest code.
- */
-static bool exit_store_ok(const struct ua_task *t)
-{
-	uintptr_t rsp = t->regs.rsp;
-
-	return rsp >= t->sp->base + EXIT_SCRATCH &&
-	       rsp - EXIT_SCRATCH <= t->sp->limit - 8;
-}
-
 _Noreturn void ua__return_to_guest(struct ua_task *t)
 {
 	/* An interrupt from here on sets it again: the exit code re-checks. */
@@ -481,8 +461,8 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 	ua__guest_task = t;
 	/* The guest's FS base and a blocking selector, after all C code. */
 	if (t->trap || t->own_fs)
-		ua__ret_to_guest_trap(&t->regs, &t->tb, exit_store_ok(t));
-	if (!exit_store_ok(t))
+		ua__ret_to_guest_trap(&t->regs, &t->tb, ua__exit_store_ok(t));
+	if (!ua__exit_store_ok(t))
 		ua__ret_to_guest_iret(&t->regs);
 	ua__ret_to_guest(&t->regs);
 }

@@ -40,6 +40,8 @@ struct ua_trap_block {
 	/* Where the page-0 trampoline jumps (trap_rewrite.c): jmp *%gs:32. */
 	void (*rw_entry)(void);
 	struct ua__rw_sites *rw; /* rewritten syscall sites, or NULL */
+	/* The running thread's ua_self, for code that cannot read %fs. */
+	struct ua_thread *self;
 };
 
 /* Selector values (linux/prctl.h SYSCALL_DISPATCH_FILTER_*). */
@@ -97,6 +99,7 @@ struct ua_task {
 	/* The guest owns its FS base (a loaded program): switched at entry. */
 	bool own_fs;
 	uint64_t saved_gs;       /* the thread's GS base before ua_task_run */
+	bool ppid_armed;         /* ua__ppid_arm() succeeded for this run */
 	struct ua_trap_block tb;
 	unsigned long nr_signals; /* handlers started, for statistics */
 	void *lx;                /* the linux layer's per-task state */
@@ -183,6 +186,26 @@ static inline bool ua__exit_work_pending(struct ua_task *t)
 
 	return h && h->work_pending && h->work_pending(t);
 }
+/*
+ * Bytes below the guest RSP that ua__ret_to_guest's fast path writes
+ * (EXIT_SCRATCH in entry.S): RIP goes to [rsp - 136], under the red zone.
+ */
+#define UA_EXIT_SCRATCH 136u
+
+/*
+ * May the exit store its 8 bytes below the target RSP?  Only inside the
+ * space: an RSP a hook or a sigreturn frame pointed into monitor memory
+ * must not turn into a monitor write.  Elsewhere IRETQ, which writes
+ * nothing, and a bad RSP then faults in guest code.
+ */
+static inline UA_FAST bool ua__exit_store_ok(const struct ua_task *t)
+{
+	uintptr_t rsp = t->regs.rsp;
+
+	return rsp >= t->sp->base + UA_EXIT_SCRATCH &&
+	       rsp - UA_EXIT_SCRATCH <= t->sp->limit - 8;
+}
+
 /* Exit work, unlock (folded when a window is open), resume guest code. */
 UA_HIDDEN _Noreturn void ua__return_to_guest(struct ua_task *t);
 
@@ -260,6 +283,22 @@ UA_HIDDEN bool ua__in_exit_code(uintptr_t pc);
 UA_HIDDEN void ua__capture_guest(struct ua_task *t, const ucontext_t *uc);
 UA_HIDDEN void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
 				       void (*entry)(void), const void *arg);
+
+/* ppid.c: the parent's pid, cached while a parent-death signal is set */
+UA_HIDDEN bool ua__ppid_arm(void);
+UA_HIDDEN void ua__ppid_disarm(void);
+UA_HIDDEN void ua__ppid_changed(void);
+UA_HIDDEN pid_t ua__ppid(void);
+UA_HIDDEN pid_t ua__fast_ppid(void); /* 0: not cached */
+
+/* trap_fast.c, trap_rewrite.c: the rewrite entry's fast path */
+UA_HIDDEN int ua__fast_rewrite(struct ua_task *t);
+UA_HIDDEN struct ua__rw_site *ua__fast_rw_site(struct ua_task *t,
+						uint64_t site);
+/* The Linux layer's part: src/linux/fast.c */
+#define UA_FAST_DECLINE ((long)-0x7fffffffffffffffL - 1)
+UA_HIDDEN long ua__fast_lx(struct ua_task *t, struct ua_thread *self,
+			   bool *work);
 
 /* irq.c: the reserved interrupt signal */
 UA_HIDDEN int ua__irq_setup(void);

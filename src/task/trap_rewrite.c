@@ -4,7 +4,8 @@
  * runs under Syscall User Dispatch as with sud; after a syscall site's
  * first trap, its 2-byte `syscall` (0f 05) becomes `call *%rax` (ff d0).
  * RAX holds the syscall number, so the call lands at virtual address N in
- * the trampoline page at address 0: a nop sled that ends in
+ * the trampoline page at address 0: a nop sled (with short jumps over
+ * most of it: tramp_fill()) that ends in
  * `jmp *%gs:32`, the trap block's rw_entry (ua__rewrite_entry in
  * src/arch/x86_64/trap.S), which enters the same syscall path as a trap:
  * the same dispatch, exit work and register results, without a host
@@ -39,6 +40,8 @@
 #define TRAMP_SIZE 4096u
 /* jmp *%gs:32 (65 ff 24 25 20 00 00 00), the last 8 bytes of the page. */
 #define TRAMP_JMP (TRAMP_SIZE - 8)
+/* eb 66: jmp over 0x66 bytes after itself, 0x68 in all (tramp_fill). */
+#define TRAMP_SKIP 0x68
 #define INSN_SYSCALL 0x050f  /* 0f 05, little-endian */
 #define INSN_CALL_RAX 0xd0ff /* ff d0 */
 
@@ -115,6 +118,14 @@ static int tramp_protect(void)
 /*
  * Fill the page at address 0.  In assembly: to C (and to the sanitizers'
  * null checks) a store through address 0 is a null dereference.
+ *
+ * A plain sled of one-byte nops costs a call with a small number (most
+ * of them) some 4000 nops, which was nearly all of a rewritten syscall's
+ * time.  So every TRAMP_SKIP bytes, counted back from the jmp, the sled
+ * holds `jmp .+TRAMP_SKIP` (eb 66), which lands on the next one and
+ * finally on the jmp.  A call may land on any byte: on the eb it jumps;
+ * on the 66 that byte and the nop after it are `66 90`, the two-byte nop,
+ * and the slide goes on.  At most TRAMP_SKIP nops and 40 jumps remain.
  */
 static void tramp_fill(void)
 {
@@ -124,10 +135,16 @@ static void tramp_fill(void)
 	size_t n = TRAMP_JMP;
 
 	asm volatile("rep stosb\n\t"
-		     "movq %[jmp], (%%rdi)"
+		     "movq %[jmp], (%%rdi)\n\t"
+		     "movq %[first], %%rdi\n"
+		     "1:\tmovw %[skip], (%%rdi)\n\t"
+		     "subq %[step], %%rdi\n\t"
+		     "jns 1b"
 		     : "+D"(dst), "+c"(n)
-		     : "a"(0x90), [jmp] "r"(jmp)
-		     : "memory");
+		     : "a"(0x90), [jmp] "r"(jmp),
+		       [first] "i"(TRAMP_JMP - TRAMP_SKIP),
+		       [skip] "i"(0x66eb), [step] "i"(TRAMP_SKIP)
+		     : "memory", "cc");
 }
 
 static void tramp_map(void)
@@ -168,7 +185,7 @@ int ua__rewrite_setup(void)
 	return tramp_err;
 }
 
-static struct ua__rw_site *site_find(struct ua__rw_sites *s,
+static UA_FAST struct ua__rw_site *site_find(struct ua__rw_sites *s,
 					   uint64_t addr, bool *found)
 {
 	size_t mask = s->cap - 1;
@@ -275,6 +292,22 @@ void ua__rewrite_trip(struct ua_task *t, uint64_t site)
 
 	if (e)
 		e->trips++;
+}
+
+/*
+ * A site's entry for the fast path (trap_fast.c), which must not
+ * allocate: NULL when the site has none yet.
+ */
+UA_FAST struct ua__rw_site *ua__fast_rw_site(struct ua_task *t, uint64_t site)
+{
+	struct ua__rw_sites *s = t->tb.rw;
+	struct ua__rw_site *e;
+	bool found;
+
+	if (!s || !s->cap)
+		return NULL;
+	e = site_find(s, site, &found);
+	return found ? e : NULL;
 }
 
 void ua__rewrite_free(struct ua_task *t)

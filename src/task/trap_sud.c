@@ -271,6 +271,7 @@ int ua__trap_run_begin(struct ua_task *t)
 	t->tb.sel = UA_SUD_ALLOW;
 	t->tb.resume_monitor = 0;
 	t->tb.rw_entry = ua__rewrite_entry;
+	t->tb.self = &ua_self;
 	if (!t->own_fs)
 		t->tb.guest_fs = fs;
 	__atomic_store_n(&ua__fs_switching, 1, __ATOMIC_RELAXED);
@@ -286,6 +287,8 @@ int ua__trap_run_begin(struct ua_task *t)
 		arch_prctl(ARCH_SET_GS, gs);
 		return err;
 	}
+	if (t->trap)
+		t->ppid_armed = ua__ppid_arm();
 	return 0;
 }
 
@@ -297,6 +300,9 @@ void ua__trap_run_end(struct ua_task *t)
 	if (t->trap)
 		prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_OFF, 0, 0,
 		      0);
+	if (t->ppid_armed)
+		ua__ppid_disarm();
+	t->ppid_armed = false;
 	arch_prctl(ARCH_SET_GS, t->saved_gs);
 }
 

@@ -12,6 +12,7 @@
  * refused with the reason.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,6 +339,157 @@ Test(trap, off_by_default)
 	cr_assert_not_null(t);
 	cr_assert_eq(ua_task_run(t), 0);
 	cr_assert_eq(pid, getpid());
+	ua_task_destroy(t);
+	ua_space_destroy(sp);
+}
+
+/*
+ * One site, many numbers: void sweep(long *v), v[0] the count, then the
+ * numbers, each replaced by its result.  Under rewrite the first number
+ * traps and rewrites the site; every later one lands at its own offset
+ * of the page-0 trampoline.
+ */
+extern const char sweep_start[], sweep_site[], sweep_end[];
+asm(".pushsection .text\n"
+    "sweep_start:\n"
+    "	push %rbx\n push %r12\n"
+    "	movq %rdi, %rbx\n"
+    "	movq (%rbx), %r12\n"
+    "1:	addq $8, %rbx\n"
+    "	movq (%rbx), %rax\n"
+    "sweep_site:\n"
+    "	syscall\n"
+    "	movq %rax, (%rbx)\n"
+    "	decq %r12\n"
+    "	jnz 1b\n"
+    "	pop %r12\n pop %rbx\n"
+    "	ret\n"
+    "sweep_end:\n"
+    ".popsection");
+
+/* Numbers no x86-64 kernel has (x32's end at 547), up to the sled's end. */
+#define SWEEP_LO 548
+#define SWEEP_HI 4087
+#define SWEEP_N (1 + SWEEP_HI - SWEEP_LO + 1)
+
+static void sweep_fill(long *v)
+{
+	v[0] = SWEEP_N;
+	v[1] = SYS_getpid;
+	for (long n = SWEEP_LO; n <= SWEEP_HI; n++)
+		v[2 + n - SWEEP_LO] = n;
+}
+
+/*
+ * Every offset of the trampoline a number can land on reaches the monitor
+ * (the sled's short jumps and two-byte nops included): each unknown
+ * number comes back -ENOSYS, as from the host, through the rewritten
+ * site.
+ */
+Test(trap, every_trampoline_offset_reaches_the_monitor)
+{
+	struct ua_task_opts o = { .trap_syscalls = true,
+				  .trap = UA_TRAP_REWRITE };
+	static long nat[1 + SWEEP_N], got[1 + SWEEP_N];
+	size_t len = (size_t)(sweep_end - sweep_start);
+	struct ua_space *sp = space(), *prev;
+	char *code, *out, stats[4096] = "", want[128];
+	struct ua_task *t;
+	int fd, err;
+	FILE *f;
+
+	code = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert_neq(code, MAP_FAILED);
+	memcpy(code, sweep_start, len);
+	sweep_fill(nat);
+	((void (*)(long *))code)(nat);
+	munmap(code, 4096);
+
+	code = ua_map(sp, NULL, 4096, PROT_READ | PROT_WRITE);
+	out = ua_map(sp, NULL, sizeof(got), PROT_READ | PROT_WRITE);
+	cr_assert(code && out);
+	prev = ua_space_use(sp);
+	t_poke(code, sweep_start, len);
+	cr_assert_eq(ua_mprotect(sp, code, 4096, PROT_READ | PROT_EXEC), 0);
+	sweep_fill(got);
+	t_poke(out, got, sizeof(got));
+	t = ua_task_create(sp, (void (*)(void *))code, out, &o);
+	cr_assert_not_null(t, "%s", strerror(errno));
+	/* Each unknown number is named once on stderr: not here. */
+	fd = dup(2);
+	err = open("/dev/null", O_WRONLY);
+	cr_assert(fd >= 0 && err >= 0);
+	dup2(err, 2);
+	cr_assert_eq(ua_task_run(t), 0);
+	dup2(fd, 2);
+	close(fd);
+	close(err);
+	t_peek(got, out, sizeof(got));
+	cr_assert_eq(got[1], getpid());
+	for (long i = 1; i <= SWEEP_N; i++)
+		cr_assert_eq(got[i], nat[i], "number %ld: %ld, host %ld",
+			     i == 1 ? SYS_getpid : SWEEP_LO + i - 2, got[i],
+			     nat[i]);
+	cr_assert_eq(nat[2], -ENOSYS);
+	f = tmpfile();
+	cr_assert_not_null(f);
+	ua_linux_print_stats(t, fileno(f));
+	cr_assert_gt(pread(fileno(f), stats, sizeof(stats) - 1, 0), 0);
+	fclose(f);
+	snprintf(want, sizeof(want), "  site %#-16llx %-16s %4d %12d trips\n",
+		 (unsigned long long)(uintptr_t)(code +
+						 (sweep_site - sweep_start)),
+		 "getpid", SYS_getpid, SWEEP_N - 1);
+	cr_assert_not_null(strstr(stats, want), "%s", stats);
+	ua_task_destroy(t);
+	ua_space_use(prev);
+	ua_space_destroy(sp);
+}
+
+/*
+ * The trampoline's bytes, decoded from every offset below the final jmp:
+ * only nops (90, 66 90) and short jumps (eb), and every path ends on
+ * that jmp (65 ff 24 25 20 00 00 00).  Where the page is execute-only
+ * (protection keys) it cannot be read, and the sweep above is the test.
+ */
+Test(trap, trampoline_slides_to_its_jump_from_every_offset)
+{
+	static const uint8_t jmp[8] = { 0x65, 0xff, 0x24, 0x25,
+					0x20, 0x00, 0x00, 0x00 };
+	struct ua_task_opts o = { .trap_syscalls = true,
+				  .trap = UA_TRAP_REWRITE };
+	struct ua_space *sp = space();
+	struct ua_task *t = ua_task_create(sp, guest, NULL, &o);
+	uint8_t page[4096];
+	int fd;
+
+	cr_assert_not_null(t, "%s", strerror(errno));
+	/* Read through /proc/self/mem: C may not dereference address 0. */
+	fd = open("/proc/self/mem", O_RDONLY);
+	cr_assert_geq(fd, 0);
+	if (pread(fd, page, sizeof(page), 0) != (ssize_t)sizeof(page))
+		cr_skip_test("page 0 is not readable here (%s): execute-only",
+			     strerror(errno));
+	close(fd);
+	cr_assert_arr_eq(page + 4088, jmp, sizeof(jmp));
+	for (int start = 0; start < 4088; start++) {
+		int a = start, steps = 0;
+
+		while (a != 4088) {
+			cr_assert(a >= 0 && a < 4088 && steps++ < 4096,
+				  "from %d: off the sled at %d", start, a);
+			if (page[a] == 0x90)
+				a += 1;
+			else if (page[a] == 0x66 && page[a + 1] == 0x90)
+				a += 2;
+			else if (page[a] == 0xeb)
+				a += 2 + (int8_t)page[a + 1];
+			else
+				cr_assert_fail("from %d: byte %#x at %d", start,
+					       page[a], a);
+		}
+	}
 	ua_task_destroy(t);
 	ua_space_destroy(sp);
 }

@@ -324,7 +324,20 @@ ua__rewrite_entry:
 	jz	1f
 	pushq	$2
 	popfq
-1:	movq	%gs:TB_MON_FS, %rdi
+	/*
+	 * First the fast path, still on the guest's FS base (trap_fast.c:
+	 * C that never reads %fs).  Handled: the regs hold the result;
+	 * back to the guest through the exit code, which checks
+	 * irq_pending first and otherwise restores every register.
+	 */
+1:	movq	%rbx, %rdi
+	call	ua__fast_rewrite
+	testl	%eax, %eax
+	jz	3f
+	movb	$SEL_BLOCK, %gs:TB_SEL
+	movq	%rbx, %rdi
+	jmp	ua__ret_to_guest
+3:	movq	%gs:TB_MON_FS, %rdi
 	cmpq	%gs:TB_GUEST_FS, %rdi
 	je	2f
 	call	ua__fs_set

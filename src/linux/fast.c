@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The Linux calls the rewrite fast path answers on the guest's FS base
+ * (src/task/trap_fast.c says why, and what such code may not do):
+ * getpid, gettid and getppid from the monitor's own state, and read and
+ * write on the monitor's /dev/zero and /dev/null.  Each gives what the
+ * full path's handler gives (sys_proc.c, sys_file.c), with the same
+ * counts, or declines before it changes anything.
+ */
+#include "linux_internal.h"
+
+/* Reads up to this size only; larger ones take the full path. */
+#define FAST_READ_MAX (64u << 10)
+
+/* ua_access_ok() against the task's space (ua_self.cur is that space). */
+static inline UA_FAST bool fast_access_ok(const struct ua_space *sp,
+					  uint64_t ptr, size_t len)
+{
+	uintptr_t off = (uintptr_t)ptr - sp->base;
+
+	return len <= sp->size && off <= sp->size - len;
+}
+
+static inline UA_FAST struct lx_file *fast_file(struct lx_proc *p, uint64_t fd)
+{
+	int i = (int)fd;
+
+	if (i < 0 || i >= LX_NFDS)
+		return NULL;
+	return &p->files[i];
+}
+
+/*
+ * read() of /dev/zero: rw_buf(), do_read(), ua_iov_iter_zero() and
+ * ua_clear_user() in one, with the none backend's inline window.
+ */
+static inline UA_FAST long fast_read(struct ua_task *t, struct lx_proc *p,
+				     struct ua_thread *self)
+{
+	struct ua_pt_regs *r = &t->regs;
+	struct lx_file *f = fast_file(p, ARG1(r));
+	void *buf = (void *)ARG2(r);
+	size_t n = ARG3(r), left;
+
+	if (!f || f->kind != LX_FD_ZERO || !lx_dev_mode_ok(f, false))
+		return UA_FAST_DECLINE;
+#if UA_FORCE_GENERIC_ARCH
+	/* The portable clear keeps its recovery point in ua_self. */
+	return UA_FAST_DECLINE;
+#endif
+	if (!n || n > FAST_READ_MAX || !fast_access_ok(t->sp, ARG2(r), n))
+		return UA_FAST_DECLINE;
+	ua__win_record(self, t->sp, UA_WIN_WRITE, buf, n);
+	self->stats.switches++;
+	atomic_signal_fence(memory_order_seq_cst);
+	left = ua__raw_clear(buf, n);
+	self->stats.switches++;
+	atomic_signal_fence(memory_order_seq_cst);
+	ua__win_forget(self);
+	return left == n ? -EFAULT : (long)(n - left);
+}
+
+/* write() to /dev/null or /dev/zero: checked, counted, not read. */
+static inline UA_FAST long fast_write(struct ua_task *t, struct lx_proc *p)
+{
+	struct ua_pt_regs *r = &t->regs;
+	struct lx_file *f = fast_file(p, ARG1(r));
+	size_t n = ARG3(r);
+
+	if (!f || (f->kind != LX_FD_NULL && f->kind != LX_FD_ZERO) ||
+	    !lx_dev_mode_ok(f, true))
+		return UA_FAST_DECLINE;
+	if ((ssize_t)n < 0 || !fast_access_ok(t->sp, ARG2(r), n))
+		return UA_FAST_DECLINE;
+	return (long)n;
+}
+
+/*
+ * The syscall in t->regs (orig_rax), or UA_FAST_DECLINE.  *work: exit
+ * work is pending after it (a signal another thread queued meanwhile).
+ */
+UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
+{
+	struct lx_proc *p = lx_proc(t);
+	uint64_t nr = t->regs.orig_rax;
+	long ret;
+
+	if (!p || p->trace_fd >= 0 || !t->sig || nr >= LX_NR_MAX ||
+	    ua__fast_sig_work_pending(t))
+		return UA_FAST_DECLINE;
+	switch (nr) {
+	case SYS_getpid:
+	case SYS_gettid:
+		ret = ua__fast_monitor_pid();
+		break;
+	case SYS_getppid:
+		ret = ua__fast_ppid();
+		break;
+	case SYS_read:
+		ret = fast_read(t, p, self);
+		break;
+	case SYS_write:
+		ret = fast_write(t, p);
+		break;
+	default:
+		return UA_FAST_DECLINE;
+	}
+	/* 0: a pid not known yet, or an empty write; the full path's. */
+	if (!ret || ret == UA_FAST_DECLINE)
+		return UA_FAST_DECLINE;
+	p->counts[nr]++;
+	*work = ua__fast_sig_work_pending(t);
+	return ret;
+}
