@@ -165,7 +165,7 @@ extern UA_HIDDEN const struct ua_protect_ops ua__protect_pkey;
  * window and refuses to open its own; were it let in, its own window's
  * end would clear fields the interrupted thread had already filled in.
  */
-static inline void ua__win_record(struct ua_thread *self, struct ua_space *sp,
+static inline UA_FAST void ua__win_record(struct ua_thread *self, struct ua_space *sp,
 				  int kind, const void *ptr, size_t len)
 {
 	self->win_kind = kind;
@@ -178,7 +178,7 @@ static inline void ua__win_record(struct ua_thread *self, struct ua_space *sp,
 	self->stats.windows++;
 }
 
-static inline void ua__win_forget(struct ua_thread *self)
+static inline UA_FAST void ua__win_forget(struct ua_thread *self)
 {
 	self->win_space = NULL;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -193,21 +193,21 @@ static inline void ua__win_forget(struct ua_thread *self)
  * count, as ua_protect_lock() and enter_guest() in protect.c: keep them
  * in step).
  */
-static inline bool ua__none_lock_ok(const struct ua_thread *self,
+static inline UA_FAST bool ua__none_lock_ok(const struct ua_thread *self,
 				    const struct ua_space *sp)
 {
 	return sp->ops->kind == UA_PROTECT_NONE && !self->win_kind &&
 	       self->guest_space == sp;
 }
 
-static inline void ua__none_lock(struct ua_thread *self)
+static inline UA_FAST void ua__none_lock(struct ua_thread *self)
 {
 	self->guest_space = NULL;
 	self->stats.switches++;
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
-static inline void ua__none_unlock(struct ua_thread *self, struct ua_space *sp)
+static inline UA_FAST void ua__none_unlock(struct ua_thread *self, struct ua_space *sp)
 {
 	self->stats.switches++;
 	atomic_signal_fence(memory_order_seq_cst);

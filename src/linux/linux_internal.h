@@ -90,7 +90,7 @@ struct lx_call {
 	const char *args;
 };
 
-static inline struct lx_proc *lx_proc(struct ua_task *t)
+static inline UA_FAST struct lx_proc *lx_proc(struct ua_task *t)
 {
 	return t->lx;
 }
