@@ -200,7 +200,9 @@ static int trap_run(struct bench_ctx *ctx, struct bench_doc *doc)
 				    "here (the reason is on stderr)");
 	else
 		bench_doc_note(doc, "rewrite: a call into the page-0 "
-				    "trampoline, no host signal; without "
+				    "trampoline, no host signal; under none "
+				    "the fast path answers getppid on the "
+				    "guest's FS base, elsewhere without "
 				    "FSGSBASE (AT_HWCAP2) each call also pays "
 				    "two arch_prctl for the FS base");
 	for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY; p++) {
