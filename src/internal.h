@@ -165,8 +165,9 @@ extern UA_HIDDEN const struct ua_protect_ops ua__protect_pkey;
  * window and refuses to open its own; were it let in, its own window's
  * end would clear fields the interrupted thread had already filled in.
  */
-static inline UA_FAST void ua__win_record(struct ua_thread *self, struct ua_space *sp,
-				  int kind, const void *ptr, size_t len)
+static inline UA_FAST void ua__win_record(struct ua_thread *self,
+					  struct ua_space *sp, int kind,
+					  const void *ptr, size_t len)
 {
 	self->win_kind = kind;
 	atomic_signal_fence(memory_order_seq_cst);
@@ -207,7 +208,8 @@ static inline UA_FAST void ua__none_lock(struct ua_thread *self)
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
-static inline UA_FAST void ua__none_unlock(struct ua_thread *self, struct ua_space *sp)
+static inline UA_FAST void ua__none_unlock(struct ua_thread *self,
+					   struct ua_space *sp)
 {
 	self->stats.switches++;
 	atomic_signal_fence(memory_order_seq_cst);

@@ -21,9 +21,9 @@
 
 #include "task_internal.h"
 
-static atomic_int cache;       /* 0: ask the host */
-static atomic_int armed;       /* threads with our parent-death signal */
-static atomic_bool changed;    /* a parent went: never cache again */
+static atomic_int cache;    /* 0: ask the host */
+static atomic_int armed;    /* threads with our parent-death signal */
+static atomic_bool changed; /* a parent went: never cache again */
 
 bool ua__ppid_arm(void)
 {
