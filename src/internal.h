@@ -157,6 +157,19 @@ extern UA_HIDDEN const struct ua_protect_ops ua__protect_mprotect;
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_pkey;
 
 /*
+ * Is [ptr, ptr+len) inside sp?  The overflow-free form of the kernel's
+ * __access_ok(): len <= size && off <= size - len, where off = ptr - base
+ * wraps to a huge value for pointers below base.
+ */
+static inline UA_FAST bool ua__space_has(const struct ua_space *sp,
+					 const void *ptr, size_t len)
+{
+	uintptr_t off = (uintptr_t)ptr - sp->base;
+
+	return len <= sp->size && off <= sp->size - len;
+}
+
+/*
  * A window's bookkeeping in a thread's state, and its end.  They take the
  * thread explicitly: the rewrite fast path (src/task/trap_fast.c) runs
  * them on the guest's FS base, where ua_self cannot be reached.  win_kind
@@ -185,6 +198,26 @@ static inline UA_FAST void ua__win_forget(struct ua_thread *self)
 	atomic_signal_fence(memory_order_seq_cst);
 	self->win_kind = 0;
 	atomic_signal_fence(memory_order_seq_cst);
+}
+
+/*
+ * A window under backend none, with none open: the bookkeeping and the
+ * count of protect_switch() (protect.c), nothing to switch.
+ */
+static inline UA_FAST void ua__none_window_open(struct ua_thread *self,
+						struct ua_space *sp, int kind,
+						const void *ptr, size_t len)
+{
+	ua__win_record(self, sp, kind, ptr, len);
+	self->stats.switches++;
+	atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline UA_FAST void ua__none_window_close(struct ua_thread *self)
+{
+	self->stats.switches++;
+	atomic_signal_fence(memory_order_seq_cst);
+	ua__win_forget(self);
 }
 
 /*

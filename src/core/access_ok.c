@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * Range checks against the thread's current space.  The overflow-free
- * form of the kernel's __access_ok(): len <= size && off <= size - len,
- * where off = ptr - base wraps to a huge value for pointers below base.
+ * Range checks against the thread's current space (ua__space_has() in
+ * src/internal.h: the kernel's __access_ok() without overflow).
  */
 #include "../internal.h"
 
 bool ua_access_ok(const void *ptr, size_t len)
 {
 	const struct ua_space *sp = ua_self.cur;
-	uintptr_t off;
 
-	if (!sp)
-		return false;
-	off = (uintptr_t)ptr - sp->base;
-	return len <= sp->size && off <= sp->size - len;
+	return sp && ua__space_has(sp, ptr, len);
 }
 
 void *ua_mask_user_address(const void *ptr)

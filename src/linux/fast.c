@@ -12,15 +12,6 @@
 /* Reads up to this size only; larger ones take the full path. */
 #define FAST_READ_MAX (64u << 10)
 
-/* ua_access_ok() against the task's space (ua_self.cur is that space). */
-static inline UA_FAST bool fast_access_ok(const struct ua_space *sp,
-					  uint64_t ptr, size_t len)
-{
-	uintptr_t off = (uintptr_t)ptr - sp->base;
-
-	return len <= sp->size && off <= sp->size - len;
-}
-
 static inline UA_FAST struct lx_file *fast_file(struct lx_proc *p, uint64_t fd)
 {
 	int i = (int)fd;
@@ -48,15 +39,11 @@ static inline UA_FAST long fast_read(struct ua_task *t, struct lx_proc *p,
 	/* The portable clear keeps its recovery point in ua_self. */
 	return UA_FAST_DECLINE;
 #endif
-	if (!n || n > FAST_READ_MAX || !fast_access_ok(t->sp, ARG2(r), n))
+	if (!n || n > FAST_READ_MAX || !ua__space_has(t->sp, buf, n))
 		return UA_FAST_DECLINE;
-	ua__win_record(self, t->sp, UA_WIN_WRITE, buf, n);
-	self->stats.switches++;
-	atomic_signal_fence(memory_order_seq_cst);
+	ua__none_window_open(self, t->sp, UA_WIN_WRITE, buf, n);
 	left = ua__raw_clear(buf, n);
-	self->stats.switches++;
-	atomic_signal_fence(memory_order_seq_cst);
-	ua__win_forget(self);
+	ua__none_window_close(self);
 	return left == n ? -EFAULT : (long)(n - left);
 }
 
@@ -70,7 +57,7 @@ static inline UA_FAST long fast_write(struct ua_task *t, struct lx_proc *p)
 	if (!f || (f->kind != LX_FD_NULL && f->kind != LX_FD_ZERO) ||
 	    !lx_dev_mode_ok(f, true))
 		return UA_FAST_DECLINE;
-	if ((ssize_t)n < 0 || !fast_access_ok(t->sp, ARG2(r), n))
+	if ((ssize_t)n < 0 || !ua__space_has(t->sp, (void *)ARG2(r), n))
 		return UA_FAST_DECLINE;
 	return (long)n;
 }

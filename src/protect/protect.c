@@ -139,15 +139,6 @@ static bool window_allowed(const struct ua_space *sp)
 	return sp->ops->kind != UA_PROTECT_MPROTECT || !ua_self.space_locks;
 }
 
-/* ua_access_ok() against a space already loaded: no call. */
-static inline bool inside(const struct ua_space *sp, const void *ptr,
-			  size_t len)
-{
-	uintptr_t off = (uintptr_t)ptr - sp->base;
-
-	return len <= sp->size && off <= sp->size - len;
-}
-
 static __attribute__((noinline)) bool window_open_slow(int kind,
 							const void *ptr,
 							size_t len)
@@ -155,7 +146,7 @@ static __attribute__((noinline)) bool window_open_slow(int kind,
 	struct ua_space *sp = ua_self.cur;
 	int from;
 
-	if (ua_unlikely(!sp || !inside(sp, ptr, len) || !window_allowed(sp))) {
+	if (ua_unlikely(!sp || !ua__space_has(sp, ptr, len) || !window_allowed(sp))) {
 		ua__debug_refused(kind, ptr, len);
 		return false;
 	}
@@ -176,11 +167,8 @@ bool ua__protect_window_open(int kind, const void *ptr, size_t len)
 	struct ua_space *sp = ua_self.cur;
 
 	if (ua_likely(sp && sp->ops->kind == UA_PROTECT_NONE &&
-		      !ua_self.win_kind && inside(sp, ptr, len))) {
-		ua__win_record(&ua_self, sp, kind, ptr, len);
-		/* protect_switch() of the none backend: the count alone. */
-		ua_self.stats.switches++;
-		atomic_signal_fence(memory_order_seq_cst);
+		      !ua_self.win_kind && ua__space_has(sp, ptr, len))) {
+		ua__none_window_open(&ua_self, sp, kind, ptr, len);
 		return true;
 	}
 	return window_open_slow(kind, ptr, len);

@@ -291,6 +291,18 @@ UA_HIDDEN void ua__ppid_changed(void);
 UA_HIDDEN pid_t ua__ppid(void);
 UA_HIDDEN pid_t ua__fast_ppid(void); /* 0: not cached */
 
+/*
+ * A call through a rewritten site (ua__rewrite_entry saved what the
+ * `call *%rax` left: RIP the return address, RFLAGS untouched) as a
+ * `syscall` instruction leaves it: rcx the next RIP, r11 RFLAGS.
+ */
+static inline UA_FAST void ua__rewrite_regs(struct ua_pt_regs *r)
+{
+	r->orig_rax = r->rax;
+	r->rcx = r->rip;
+	r->r11 = r->eflags;
+}
+
 /* trap_fast.c, trap_rewrite.c: the rewrite entry's fast path */
 UA_HIDDEN int ua__fast_rewrite(struct ua_task *t);
 UA_HIDDEN struct ua__rw_site *ua__fast_rw_site(struct ua_task *t,

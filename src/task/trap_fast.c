@@ -51,10 +51,7 @@ UA_FAST int ua__fast_rewrite(struct ua_task *t)
 	if (!site)
 		return 0;
 	ua__none_lock(self);
-	/* What ua__rewrite_syscall() makes of the registers. */
-	r->orig_rax = r->rax;
-	r->rcx = r->rip;
-	r->r11 = r->eflags;
+	ua__rewrite_regs(r);
 	ret = ua__fast_lx(t, self, &work);
 	if (ret == UA_FAST_DECLINE) {
 		/* Nothing done: the full path counts its own lock. */

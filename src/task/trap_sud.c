@@ -220,11 +220,7 @@ _Noreturn void ua__trap_syscall(struct ua_task *t)
  */
 UA_HIDDEN _Noreturn void ua__rewrite_syscall(struct ua_task *t)
 {
-	struct ua_pt_regs *r = &t->regs;
-
-	r->orig_rax = r->rax;
-	r->rcx = r->rip;
-	r->r11 = r->eflags;
+	ua__rewrite_regs(&t->regs);
 	trap_syscall(t, true);
 }
 
