@@ -153,7 +153,7 @@ static void guest_main(void *p)
 {
 	struct async_job *j = p;
 	struct sigaction sa; /* guest memory: on the guest stack */
-	struct ua_stats a, b;
+	struct ua_stats a;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = async_handler;
@@ -165,10 +165,7 @@ static void guest_main(void *p)
 	ua_stats_get(&a);
 	atomic_store_explicit(&j->ready, 1, memory_order_release);
 	spin(j);
-	ua_stats_get(&b);
-	j->st.switches = b.switches - a.switches;
-	j->st.windows = b.windows - a.windows;
-	j->st.fixups = b.fixups - a.fixups;
+	bench_stats_since(&a, &j->st);
 	ua_sys_exit(0);
 }
 

@@ -27,8 +27,6 @@
 
 #include "uabench.h"
 
-/* Frames carry the whole XSAVE image (a few KiB); the rest is head room. */
-#define GUEST_STACK ((size_t)64 << 10)
 #define WARM_FAULTS 16
 /* With -n, a repetition of a slow configuration runs fewer faults. */
 #define CAP_REP_US 500000
@@ -64,13 +62,6 @@ struct fault_cfg {
 };
 
 /* What a guest repetition reports back (monitor memory). */
-struct fault_job {
-	uint64_t n;
-	double ns;
-	struct ua_stats st;
-	int err;
-};
-
 struct fault_priv {
 	struct fault_cfg cfg[BENCH_MAX_METH];
 	int ncfg, case_idx;
@@ -143,9 +134,9 @@ static double host_timed(void *p, uint64_t n, struct ua_stats *st)
 
 static void guest_main(void *p)
 {
-	struct fault_job *j = p;
+	struct bench_job *j = p;
 	struct sigaction sa; /* guest memory: on the guest stack */
-	struct ua_stats a, b;
+	struct ua_stats a;
 	uint64_t h0;
 	double t0;
 
@@ -158,14 +149,11 @@ static void guest_main(void *p)
 	t0 = bench_now_ns();
 	fault_loop(j->n);
 	j->ns = bench_now_ns() - t0;
-	ua_stats_get(&b);
+	bench_stats_since(&a, &j->st);
 	if (handled - h0 != j->n) {
 		errno = EPROTO;
 		goto fail;
 	}
-	j->st.switches = b.switches - a.switches;
-	j->st.windows = b.windows - a.windows;
-	j->st.fixups = b.fixups - a.fixups;
 	ua_sys_exit(0);
 fail:
 	j->err = errno ? errno : EIO;
@@ -175,22 +163,10 @@ fail:
 static double engine_timed(void *p, uint64_t n, struct ua_stats *st)
 {
 	struct fault_cfg *c = p;
-	struct ua_task_opts to = { .stack_size = GUEST_STACK,
-				   .frame_mode = c->mode };
-	struct fault_job j = { .n = n };
-	struct ua_task *t = ua_task_create(c->sp, guest_main, &j, &to);
-	int status;
+	struct bench_job j = { .n = n };
 
-	if (!t)
-		bench_die("fault: cannot create a task: %s", strerror(errno));
-	status = ua_task_run(t);
-	ua_task_destroy(t);
-	if (status != 0 || j.err)
-		bench_die("fault: %s: the guest task ended with status %#x "
-			  "(%s)",
-			  c->name, status, strerror(j.err));
-	*st = j.st;
-	return j.ns;
+	return bench_job_run("fault", c->name, c->sp, c->mode, guest_main, &j,
+			     st);
 }
 
 static void cfg_name(struct fault_cfg *c, enum ua_frame_mode mode,
@@ -208,7 +184,7 @@ static int cfg_open(struct fault_cfg *c)
 	struct ua_space_opts so = { .protect = c->p };
 
 	/* Room for the stack, its guard page and nothing else. */
-	c->sp = ua_space_create(GUEST_STACK + (64 << 10), &so);
+	c->sp = ua_space_create(BENCH_JOB_STACK + (64 << 10), &so);
 	return c->sp ? 0 : -errno;
 }
 

@@ -27,8 +27,6 @@
 
 #define RAISE_SIG SIGUSR1
 #define RAISE_DEFAULT_COUNT 100000
-/* Frames (with their FP state) are a few KiB; the rest is head room. */
-#define GUEST_STACK ((size_t)64 << 10)
 #define WARM_RAISES 16
 /*
  * Raises per instruction count run (and twice that).  The counts repeat
@@ -47,13 +45,6 @@ struct raise_cfg {
 };
 
 /* What a guest repetition reports back (monitor memory). */
-struct raise_job {
-	uint64_t n;
-	double ns;
-	struct ua_stats st;
-	int err;
-};
-
 struct raise_priv {
 	struct raise_cfg cfg[BENCH_MAX_METH];
 	int ncfg, case_idx;
@@ -103,9 +94,9 @@ static int host_handler(struct sigaction *old)
 
 static void guest_main(void *p)
 {
-	struct raise_job *j = p;
+	struct bench_job *j = p;
 	struct sigaction sa; /* guest memory: on the guest stack */
-	struct ua_stats a, b;
+	struct ua_stats a;
 	double t0;
 
 	memset(&sa, 0, sizeof(sa));
@@ -123,10 +114,7 @@ static void guest_main(void *p)
 			goto fail;
 	}
 	j->ns = bench_now_ns() - t0;
-	ua_stats_get(&b);
-	j->st.switches = b.switches - a.switches;
-	j->st.windows = b.windows - a.windows;
-	j->st.fixups = b.fixups - a.fixups;
+	bench_stats_since(&a, &j->st);
 	ua_sys_exit(0);
 fail:
 	j->err = errno ? errno : EIO;
@@ -136,22 +124,10 @@ fail:
 static double engine_timed(void *p, uint64_t n, struct ua_stats *st)
 {
 	struct raise_cfg *c = p;
-	struct ua_task_opts to = { .stack_size = GUEST_STACK,
-				   .frame_mode = c->mode };
-	struct raise_job j = { .n = n };
-	struct ua_task *t = ua_task_create(c->sp, guest_main, &j, &to);
-	int status;
+	struct bench_job j = { .n = n };
 
-	if (!t)
-		bench_die("raise: cannot create a task: %s", strerror(errno));
-	status = ua_task_run(t);
-	ua_task_destroy(t);
-	if (status != 0 || j.err)
-		bench_die("raise: %s: the guest task ended with status %#x "
-			  "(%s)",
-			  c->name, status, strerror(j.err));
-	*st = j.st;
-	return j.ns;
+	return bench_job_run("raise", c->name, c->sp, c->mode, guest_main, &j,
+			     st);
 }
 
 static int cfg_open(struct raise_cfg *c, enum ua_frame_mode mode,
@@ -165,7 +141,7 @@ static int cfg_open(struct raise_cfg *c, enum ua_frame_mode mode,
 		 mode == UA_FRAME_BLOCK ? "block" : "per_access",
 		 ua_protect_name(p));
 	/* Room for the stack, its guard page and nothing else. */
-	c->sp = ua_space_create(GUEST_STACK + (64 << 10), &so);
+	c->sp = ua_space_create(BENCH_JOB_STACK + (64 << 10), &so);
 	return c->sp ? 0 : -errno;
 }
 

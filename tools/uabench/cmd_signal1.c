@@ -159,7 +159,7 @@ static void guest_main(void *p)
 	struct s1_worker *w = p;
 	_Atomic uint64_t *c = &w->sh->counters[w->idx].n;
 	struct sigaction sa; /* guest memory: on the guest stack */
-	struct ua_stats a, b;
+	struct ua_stats a;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = empty_handler;
@@ -171,10 +171,7 @@ static void guest_main(void *p)
 			if (ua_sys_raise(S1_SIG))
 				w->err = errno;
 		}
-		ua_stats_get(&b);
-		w->st.switches = b.switches - a.switches;
-		w->st.windows = b.windows - a.windows;
-		w->st.fixups = b.fixups - a.fixups;
+		bench_stats_since(&a, &w->st);
 	}
 	w->arrived = true;
 	pthread_barrier_wait(&w->sh->start);

@@ -148,6 +148,36 @@ void bench_die(const char *fmt, ...)
 	exit(BENCH_EXIT_FAIL);
 }
 
+void bench_stats_since(const struct ua_stats *since, struct ua_stats *out)
+{
+	struct ua_stats now;
+
+	ua_stats_get(&now);
+	out->switches = now.switches - since->switches;
+	out->windows = now.windows - since->windows;
+	out->fixups = now.fixups - since->fixups;
+}
+
+double bench_job_run(const char *cmd, const char *cfg, struct ua_space *sp,
+		     enum ua_frame_mode mode, void (*main)(void *),
+		     struct bench_job *j, struct ua_stats *st)
+{
+	struct ua_task_opts to = { .stack_size = BENCH_JOB_STACK,
+				   .frame_mode = mode };
+	struct ua_task *t = ua_task_create(sp, main, j, &to);
+	int status;
+
+	if (!t)
+		bench_die("%s: cannot create a task: %s", cmd, strerror(errno));
+	status = ua_task_run(t);
+	ua_task_destroy(t);
+	if (status != 0 || j->err)
+		bench_die("%s: %s: the guest task ended with status %#x (%s)",
+			  cmd, cfg, status, strerror(j->err));
+	*st = j->st;
+	return j->ns;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -269,10 +269,36 @@ struct bench_doc {
 	void (*priv_free)(void *priv);
 };
 
+/*
+ * A guest task's timed loop (raise, fault): the repetition's count in;
+ * its time, the thread's counters over the loop, and errno on failure
+ * out.
+ */
+/* Frames carry at most the whole XSAVE image (a few KiB); the rest is
+ * head room. */
+#define BENCH_JOB_STACK ((size_t)64 << 10)
+
+struct bench_job {
+	uint64_t n;
+	double ns;
+	struct ua_stats st;
+	int err;
+};
+
 /* engine.c */
 void bench_clock_init(enum bench_clock kind);
 double bench_now_ns(void);  /* the clock repetitions are timed with */
 double bench_wall_ns(void); /* CLOCK_MONOTONIC */
+/* *out = the calling thread's counters now, less *since. */
+void bench_stats_since(const struct ua_stats *since, struct ua_stats *out);
+/*
+ * Run main(j) as a task in sp with frame mode @mode on a BENCH_JOB_STACK;
+ * exit naming cmd and cfg if it cannot be created or does not end with
+ * status 0 and j->err 0.  *st = j->st; returns j->ns.
+ */
+double bench_job_run(const char *cmd, const char *cfg, struct ua_space *sp,
+		     enum ua_frame_mode mode, void (*main)(void *),
+		     struct bench_job *j, struct ua_stats *st);
 const char *bench_clock_name(void);
 double bench_tsc_ghz(void); /* 0 when the TSC is not used */
 bool bench_tsc_invariant(void);
