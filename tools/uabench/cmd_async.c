@@ -533,8 +533,7 @@ static void add_ratios(struct async_priv *ap, struct bench_doc *doc)
 			what);
 	for (int i = 1; i < ap->ncfg; i++) {
 		const struct async_cfg *cf = &ap->cfg[i];
-		const char *mode =
-			cf->mode == UA_FRAME_BLOCK ? "block" : "per-access";
+		const char *mode = bench_frame_name(cf->mode);
 
 		/* Skipped: its table row says why. */
 		if (c->m[i].unavailable)
@@ -570,7 +569,7 @@ static const char *cfg_title(char *b, size_t n, const struct async_cfg *cf)
 		snprintf(b, n, "host (pthread_kill)");
 	else
 		snprintf(b, n, "engine %s %s",
-			 cf->mode == UA_FRAME_BLOCK ? "block" : "per-access",
+			 bench_frame_name(cf->mode),
 			 ua_protect_name(cf->p));
 	return b;
 }
@@ -658,9 +657,7 @@ static void async_json(struct bench_json *w, const struct bench_doc *doc)
 		bench_json_str(w, "name", cf->name);
 		bench_json_str(w, "kind", cf->host ? "host" : "engine");
 		bench_json_str(w, "frame_mode",
-			       cf->host			  ? NULL :
-			       cf->mode == UA_FRAME_BLOCK ? "block" :
-							    "per-access");
+			       cf->host ? NULL : bench_frame_name(cf->mode));
 		bench_json_str(w, "backend",
 			       cf->host ? NULL : ua_protect_name(cf->p));
 		bench_json_str(w, "unavailable_reason", m->unavailable);

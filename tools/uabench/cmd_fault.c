@@ -274,7 +274,7 @@ static void add_ratios(struct bench_doc *doc, const struct fault_priv *fp)
 		 */
 		snprintf(what, sizeof(what),
 			 "guest SIGFPE round trip, host/engine, %s frames",
-			 cf->mode == UA_FRAME_BLOCK ? "block" : "per-access");
+			 bench_frame_name(cf->mode));
 		bench_ratio_add(doc, fp->case_idx, cf->name, "host",
 				"fault_vs_host", judged, what);
 		snprintf(doc->ratios[doc->nratios - 1].backend,

@@ -429,8 +429,7 @@ static void add_ratios(struct s1_priv *pv, struct bench_doc *doc)
 {
 	for (int i = 1; i < pv->ncfg; i++) {
 		const struct s1_cfg *cf = &pv->cfg[i], *nn = none_of(pv, cf);
-		const char *mode =
-			cf->mode == UA_FRAME_BLOCK ? "block" : "per-access";
+		const char *mode = bench_frame_name(cf->mode);
 		char what[160];
 		struct bench_ratio *r;
 
@@ -463,7 +462,7 @@ static const char *cfg_title(char *b, size_t n, const struct s1_cfg *cf)
 		snprintf(b, n, "host kernel (raise)");
 	else
 		snprintf(b, n, "engine %s %s",
-			 cf->mode == UA_FRAME_BLOCK ? "block" : "per-access",
+			 bench_frame_name(cf->mode),
 			 ua_protect_name(cf->p));
 	return b;
 }
@@ -575,9 +574,7 @@ static void s1_json(struct bench_json *w, const struct bench_doc *doc)
 		bench_json_str(w, "name", cf->name);
 		bench_json_str(w, "kind", cf->host ? "host" : "engine");
 		bench_json_str(w, "frame_mode",
-			       cf->host			  ? NULL :
-			       cf->mode == UA_FRAME_BLOCK ? "block" :
-							    "per-access");
+			       cf->host ? NULL : bench_frame_name(cf->mode));
 		bench_json_str(w, "backend",
 			       cf->host ? NULL : ua_protect_name(cf->p));
 		json_samples(w, "warmup", cf->warm, pv->nwarm);

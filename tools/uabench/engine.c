@@ -148,6 +148,11 @@ void bench_die(const char *fmt, ...)
 	exit(BENCH_EXIT_FAIL);
 }
 
+const char *bench_frame_name(enum ua_frame_mode mode)
+{
+	return mode == UA_FRAME_BLOCK ? "block" : "per-access";
+}
+
 void bench_stats_since(const struct ua_stats *since, struct ua_stats *out)
 {
 	struct ua_stats now;

@@ -289,6 +289,8 @@ struct bench_job {
 void bench_clock_init(enum bench_clock kind);
 double bench_now_ns(void);  /* the clock repetitions are timed with */
 double bench_wall_ns(void); /* CLOCK_MONOTONIC */
+/* "block" or "per-access", as tables, plots and the JSON name frame modes. */
+const char *bench_frame_name(enum ua_frame_mode mode);
 /* *out = the calling thread's counters now, less *since. */
 void bench_stats_since(const struct ua_stats *since, struct ua_stats *out);
 /*
