@@ -306,21 +306,14 @@ static int plot_targets(FILE *gp, const char *dir,
 			    isnan(r->value))
 				continue;
 			t = bench_target_find(r->target_key);
-			if (r->kind == BENCH_RATIO_LATENCY) {
-				/* A latency at most the threshold: 1 is met. */
-				fprintf(f, "\"%s p99 latency%s%s%s\" %.6g\n",
+			if (r->kind == BENCH_RATIO_LATENCY ||
+			    r->kind == BENCH_RATIO_COUNT) {
+				/* At most the threshold: 1 is met. */
+				fprintf(f, "\"%s %s%s%s%s\" %.6g\n",
 					c->m[r->num].method,
-					r->backend[0] ? " [" : "", r->backend,
-					r->backend[0] ? "]" : "",
-					r->value > 0 ? t->threshold / r->value :
-						       1);
-				rows++;
-				continue;
-			}
-			if (r->kind == BENCH_RATIO_COUNT) {
-				/* A count at most the threshold: 1 is met. */
-				fprintf(f, "\"%s switches%s%s%s\" %.6g\n",
-					c->m[r->num].method,
+					r->kind == BENCH_RATIO_COUNT ?
+						"switches" :
+						"p99 latency",
 					r->backend[0] ? " [" : "", r->backend,
 					r->backend[0] ? "]" : "",
 					r->value > 0 ? t->threshold / r->value :
