@@ -228,7 +228,7 @@ static inline UA_FAST void ua__none_window_close(struct ua_thread *self)
  * in step).
  */
 static inline UA_FAST bool ua__none_lock_ok(const struct ua_thread *self,
-				    const struct ua_space *sp)
+					    const struct ua_space *sp)
 {
 	return sp->ops->kind == UA_PROTECT_NONE && !self->win_kind &&
 	       self->guest_space == sp;

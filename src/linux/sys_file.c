@@ -84,6 +84,14 @@ static long pipe_error(struct ua_task *t, long ret)
 	return ret;
 }
 
+/* -EBADF for a monitor device not open for this direction, else 0. */
+static int dev_mode(const struct lx_file *f, bool write)
+{
+	bool dev = f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO;
+
+	return dev && !lx_dev_mode_ok(f, write) ? -EBADF : 0;
+}
+
 /* Read from f (at *pos when pos) into the iterator: vfs_read(). */
 static long do_read(struct ua_task *t, struct lx_file *f,
 		    struct ua_iov_iter *it, off_t *pos)
@@ -91,8 +99,7 @@ static long do_read(struct ua_task *t, struct lx_file *f,
 	char *buf = lx_proc(t)->iobuf;
 	size_t total = 0;
 
-	if ((f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) &&
-	    !lx_dev_mode_ok(f, false))
+	if (dev_mode(f, false))
 		return -EBADF;
 	if (f->kind == LX_FD_NULL)
 		return 0;
@@ -130,9 +137,8 @@ static long do_write(struct ua_task *t, struct lx_file *f,
 	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) {
 		size_t n = ua_iov_iter_count(it);
 
-		if (!lx_dev_mode_ok(f, true))
+		if (dev_mode(f, true))
 			return -EBADF;
-
 		ua_iov_iter_advance(it, n);
 		return (long)n;
 	}
@@ -167,8 +173,7 @@ static long rw_buf(struct ua_task *t, struct ua_pt_regs *r, bool write,
 	if (!f)
 		return -EBADF;
 	/* vfs_read()/vfs_write(): the mode before the buffer. */
-	if ((f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) &&
-	    !lx_dev_mode_ok(f, write))
+	if (dev_mode(f, write))
 		return -EBADF;
 	if (positional && pos < 0)
 		return -EINVAL;
