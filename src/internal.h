@@ -303,6 +303,17 @@ UA_HIDDEN void ua__restore_rt(void);
  */
 UA_HIDDEN size_t ua__raw_clear(void *dst, size_t n);
 
+#if defined(__x86_64__) && !UA_FORCE_GENERIC_ARCH
+/*
+ * src/arch/x86_64/cpu.c: the stores ua__raw_clear uses, the widest that
+ * ua__clear_vec_max() finds the CPU has and the OS saves.  Tests lower
+ * ua__clear_vec to cover every width the machine has.
+ */
+enum { UA_CLEAR_SSE, UA_CLEAR_AVX, UA_CLEAR_AVX512 };
+extern UA_HIDDEN unsigned char ua__clear_vec;
+UA_HIDDEN int ua__clear_vec_max(void);
+#endif
+
 /*
  * src/core/debug.c: with UA_DEBUG=1 in the environment, says on stderr
  * why an access of kind UA_WIN_* to [ptr, +len) was refused.
