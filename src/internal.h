@@ -303,6 +303,34 @@ UA_HIDDEN void ua__restore_rt(void);
  */
 UA_HIDDEN size_t ua__raw_clear(void *dst, size_t n);
 
+/* src/core/usercopy.c: ua_clear_user() through the full window. */
+UA_HIDDEN size_t ua__clear_user_slow(void *to, size_t n);
+
+/*
+ * ua_clear_user(), with the commonest case inline: backend none, no
+ * window open, the range inside the current space.  That window is
+ * bookkeeping only (ua__none_window_open), so the clear is the one call;
+ * everything else, refusals included, takes the full window.  The
+ * debug-windows build keeps its checked windows throughout.
+ */
+static inline size_t ua__clear_user(void *to, size_t n)
+{
+#if !UA_DEBUG_WINDOWS
+	struct ua_space *sp = ua_self.cur;
+
+	if (ua_likely(n && sp && sp->ops->kind == UA_PROTECT_NONE &&
+		      !ua_self.win_kind && ua__space_has(sp, to, n))) {
+		size_t left;
+
+		ua__none_window_open(&ua_self, sp, UA_WIN_WRITE, to, n);
+		left = ua__raw_clear(to, n);
+		ua__none_window_close(&ua_self);
+		return left;
+	}
+#endif
+	return ua__clear_user_slow(to, n);
+}
+
 #if defined(__x86_64__) && !UA_FORCE_GENERIC_ARCH
 /*
  * src/arch/x86_64/cpu.c: the stores ua__raw_clear uses, the widest that

@@ -76,20 +76,30 @@ efault:
 	return -EFAULT;
 }
 
-int ua_iov_iter_ubuf(struct ua_iov_iter *i, int dir, void *buf, size_t len)
+/* ua_iov_iter_ubuf()'s refusals, out of its way: an empty iterator. */
+static __attribute__((noinline)) int ubuf_refuse(struct ua_iov_iter *i,
+						 int dir, void *buf,
+						 size_t len)
 {
-	i->alloc = NULL;
 	iter_setup(i, UA_ITER_UVEC, dir, i->fast, 0, 0);
 	if (dir != UA_ITER_SOURCE && dir != UA_ITER_DEST)
 		return -EINVAL;
+	ua__debug_refused(dir == UA_ITER_SOURCE ? UA_WIN_READ : UA_WIN_WRITE,
+			  buf, len);
+	return -EFAULT;
+}
+
+/* One check, then each field written once: read() sets one up per call. */
+int ua_iov_iter_ubuf(struct ua_iov_iter *i, int dir, void *buf, size_t len)
+{
+	const struct ua_space *sp = ua_self.cur;
+
+	i->alloc = NULL;
 	if (len > (size_t)SSIZE_MAX)
 		len = (size_t)SSIZE_MAX;
-	if (!ua_access_ok(buf, len)) {
-		ua__debug_refused(dir == UA_ITER_SOURCE ? UA_WIN_READ :
-							  UA_WIN_WRITE,
-				  buf, len);
-		return -EFAULT;
-	}
+	if (ua_unlikely((dir != UA_ITER_SOURCE && dir != UA_ITER_DEST) ||
+			!sp || !ua__space_has(sp, buf, len)))
+		return ubuf_refuse(i, dir, buf, len);
 	i->fast[0].iov_base = buf;
 	i->fast[0].iov_len = len;
 	iter_setup(i, UA_ITER_UVEC, dir, i->fast, 1, len);
@@ -147,7 +157,7 @@ static size_t piece(struct ua_iov_iter *i, enum op op, char *buf, size_t n)
 		return n - ua_copy_to_user(seg, buf, n);
 	if (op == OP_FROM)
 		return n - ua__copy_from_user_nozero(buf, seg, n);
-	return n - ua_clear_user(seg, n);
+	return n - ua__clear_user(seg, n);
 }
 
 static size_t iterate(struct ua_iov_iter *i, enum op op, char *buf,
@@ -189,12 +199,22 @@ size_t ua_iov_iter_zero(size_t bytes, struct ua_iov_iter *i)
 {
 	if (i->dir != UA_ITER_DEST)
 		return 0;
-	/* One guest buffer left (read() of /dev/zero): no segment loop. */
+	/*
+	 * One guest buffer left (read() of /dev/zero): no segment loop, and
+	 * the clear with its window inline; step() for one segment.
+	 */
 	if (i->type == UA_ITER_UVEC && i->nr_segs == 1) {
 		size_t n = bytes < i->count ? bytes : i->count;
 
-		n -= ua_clear_user((char *)i->iov->iov_base + i->iov_offset, n);
-		step(i, n);
+		n -= ua__clear_user((char *)i->iov->iov_base + i->iov_offset,
+				    n);
+		i->count -= n;
+		i->iov_offset += n;
+		if (i->iov_offset == i->iov->iov_len) {
+			i->iov++;
+			i->nr_segs = 0;
+			i->iov_offset = 0;
+		}
 		return n;
 	}
 	return iterate(i, OP_ZERO, NULL, bytes);

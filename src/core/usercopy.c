@@ -133,6 +133,11 @@ size_t ua__copy_overflow(size_t size, size_t n, bool to_user)
 
 size_t ua_clear_user(void *to, size_t n)
 {
+	return ua__clear_user(to, n);
+}
+
+size_t ua__clear_user_slow(void *to, size_t n)
+{
 	size_t left;
 
 	if (!n)
