@@ -209,11 +209,12 @@ size_t ua_iov_iter_zero(size_t bytes, struct ua_iov_iter *i)
 		n -= ua__clear_user((char *)i->iov->iov_base + i->iov_offset,
 				    n);
 		i->count -= n;
-		i->iov_offset += n;
-		if (i->iov_offset == i->iov->iov_len) {
+		if (i->iov_offset + n == i->iov->iov_len) {
 			i->iov++;
 			i->nr_segs = 0;
 			i->iov_offset = 0;
+		} else {
+			i->iov_offset += n;
 		}
 		return n;
 	}
