@@ -36,6 +36,26 @@ struct ua_space;
 		       no_sanitize_coverage))
 #endif
 
+/*
+ * A body shared by a fast-path function and its full-path counterpart:
+ * always inlined, so that a constant argument (block mode, say) leaves
+ * in the fast copy only code that is fit for it; tools/check-fast-path
+ * checks what remains.  GCC and Clang inline an always_inline function
+ * whatever the caller's sanitizer attributes, and the full-path copy is
+ * instrumented as its caller is.
+ */
+#define UA_FAST_INLINE static inline __attribute__((always_inline)) UA_FAST
+
+#if !UA_FORCE_GENERIC_ARCH
+/*
+ * The inline accessors' ua__raw_copy() is public, so a call from inside
+ * the library would go through the PLT; the library calls its hidden
+ * alias instead (src/arch/x86_64/copy.S).
+ */
+UA_HIDDEN size_t ua__raw_copy_local(void *dst, const void *src, size_t n);
+#define ua__raw_copy ua__raw_copy_local
+#endif
+
 /* One backend: how a space is locked and how windows open (src/protect/). */
 struct ua_protect_ops {
 	enum ua_protect kind;

@@ -2,10 +2,12 @@
 /*
  * The Linux calls the rewrite fast path answers on the guest's FS base
  * (src/task/trap_fast.c says why, and what such code may not do):
- * getpid, gettid and getppid from the monitor's own state, and read and
- * write on the monitor's /dev/zero and /dev/null.  Each gives what the
- * full path's handler gives (sys_proc.c, sys_file.c), with the same
- * counts, or declines before it changes anything.
+ * getpid, gettid and getppid from the monitor's own state, read and
+ * write on the monitor's /dev/zero and /dev/null, and a signal the task
+ * sends itself (kill, tgkill) with the rt_sigreturn that ends its
+ * handler (src/signal/fast.c).  Each gives what the full path's handler
+ * gives (sys_proc.c, sys_file.c, sys_signal.c), with the same counts, or
+ * declines before it changes anything.
  */
 #include "linux_internal.h"
 
@@ -62,9 +64,36 @@ static inline UA_FAST long fast_write(struct ua_task *t, struct lx_proc *p)
 	return (long)n;
 }
 
+/* Does pid name the calling task (sys_signal.c's names_self())? */
+static inline UA_FAST bool fast_self(const struct ua_task *t, pid_t pid,
+				     pid_t me)
+{
+	return pid == me || pid == t->tid;
+}
+
+/* kill(pid, sig) and tgkill(tgid, tid, sig) of the task by itself. */
+static inline UA_FAST long fast_kill(struct ua_task *t, struct ua_thread *self,
+				     uint64_t nr)
+{
+	struct ua_pt_regs *r = &t->regs;
+	pid_t me = ua__fast_monitor_pid();
+
+	if (!me)
+		return UA_FAST_DECLINE;
+	if (nr == SYS_kill) {
+		if ((pid_t)ARG1(r) != 0 && !fast_self(t, (pid_t)ARG1(r), me))
+			return UA_FAST_DECLINE;
+		return ua__fast_signal_self(t, self, (int)ARG2(r), SI_USER);
+	}
+	if ((pid_t)ARG1(r) != me || !fast_self(t, (pid_t)ARG2(r), me))
+		return UA_FAST_DECLINE;
+	return ua__fast_signal_self(t, self, (int)ARG3(r), SI_TKILL);
+}
+
 /*
  * The syscall in t->regs (orig_rax), or UA_FAST_DECLINE.  *work: exit
- * work is pending after it (a signal another thread queued meanwhile).
+ * work is pending after it (a signal another thread queued meanwhile,
+ * one a restored mask unblocked).
  */
 UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 {
@@ -78,22 +107,30 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 	switch (nr) {
 	case SYS_getpid:
 	case SYS_gettid:
-		ret = ua__fast_monitor_pid();
+		/* 0: not known yet; the full path asks the host. */
+		ret = ua__fast_monitor_pid() ?: UA_FAST_DECLINE;
 		break;
 	case SYS_getppid:
-		ret = ua__fast_ppid();
+		ret = ua__fast_ppid() ?: UA_FAST_DECLINE;
 		break;
 	case SYS_read:
 		ret = fast_read(t, p, self);
 		break;
 	case SYS_write:
-		ret = fast_write(t, p);
+		/* An empty write is the full path's. */
+		ret = fast_write(t, p) ?: UA_FAST_DECLINE;
+		break;
+	case SYS_kill:
+	case SYS_tgkill:
+		ret = fast_kill(t, self, nr);
+		break;
+	case SYS_rt_sigreturn:
+		ret = ua__fast_sigreturn(t, self);
 		break;
 	default:
 		return UA_FAST_DECLINE;
 	}
-	/* 0: a pid not known yet, or an empty write; the full path's. */
-	if (!ret || ret == UA_FAST_DECLINE)
+	if (ret == UA_FAST_DECLINE)
 		return UA_FAST_DECLINE;
 	p->counts[nr]++;
 	*work = ua__fast_sig_work_pending(t);

@@ -97,27 +97,6 @@ static void restart_for_handler(struct ua_task *t, struct ua_pt_regs *r,
 	r->orig_rax = (uint64_t)-1;
 }
 
-/* signal_delivered(): the handler's mask, RESETHAND, AUTODISARM. */
-static void signal_delivered(struct ua_task *t, int sig,
-			     struct ua_ksigaction *ka)
-{
-	struct ua_sigstate *s = sigstate(t);
-	uint64_t mask = s->blocked | ka->mask;
-
-	if (!(ka->flags & SA_NODEFER))
-		mask |= SIGBIT(sig);
-	ua__sig_set_blocked(t, mask);
-	s->restore_mask = false;
-	if (ka->flags & SA_RESETHAND)
-		ka->handler = (uint64_t)(uintptr_t)SIG_DFL;
-	if (s->altstack.flags & SS_AUTODISARM) {
-		s->altstack.sp = 0;
-		s->altstack.size = 0;
-		s->altstack.flags = SS_DISABLE;
-	}
-	s->trapno = s->err = s->cr2 = 0;
-}
-
 static void kernel_info(siginfo_t *info, int sig, int code)
 {
 	memset(info, 0, sizeof(*info));
@@ -212,7 +191,7 @@ void ua__sig_exit_work(struct ua_task *t)
 			ua__force_sigsegv(t, sig);
 			continue;
 		}
-		signal_delivered(t, sig, ka);
+		ua__signal_delivered(t, sig, ka);
 		t->nr_signals++;
 		handled = true;
 	}

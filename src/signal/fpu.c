@@ -84,7 +84,7 @@ static void detect(void)
 	}
 }
 
-void ua__fpu_save_ctl(struct ua_sigstate *s)
+UA_FAST void ua__fpu_save_ctl(struct ua_sigstate *s)
 {
 	asm volatile("stmxcsr %0" : "=m"(s->mxcsr));
 	asm volatile("fnstcw %0" : "=m"(s->fcw));
@@ -123,7 +123,7 @@ void ua__fpu_fresh(void)
  * writes they would avoid: STMXCSR about 10-30 cycles here, LDMXCSR of
  * the value already there about one.
  */
-void ua__fpu_fresh_from(uint32_t mxcsr, uint16_t fcw)
+UA_FAST void ua__fpu_fresh_from(uint32_t mxcsr, uint16_t fcw)
 {
 	uint16_t fsw;
 
@@ -144,7 +144,7 @@ void ua__fpu_fresh_from(uint32_t mxcsr, uint16_t fcw)
  * reading them first: loading the value already there costs a cycle or
  * two, reading it back to compare costs more.
  */
-void ua__fpu_set_ctl(uint32_t mxcsr, uint16_t fcw)
+UA_FAST void ua__fpu_set_ctl(uint32_t mxcsr, uint16_t fcw)
 {
 	asm volatile("fldcw %0" : : "m"(fcw));
 	asm volatile("ldmxcsr %0" : : "m"(mxcsr));
@@ -194,7 +194,7 @@ void ua__fpu_init(void)
 	build_template();
 }
 
-const unsigned char *ua__fpu_template(void)
+UA_FAST const unsigned char *ua__fpu_template(void)
 {
 	return image_template;
 }
@@ -211,7 +211,7 @@ void ua__fpu_build_image(const struct ua_sigstate *s, unsigned char img[576])
  * CPUID offset in the standard format; in the compacted one, after the
  * components of XCOMP_BV below it, packed in order (SDM vol. 1 §13.4.3).
  */
-static uint32_t pkru_offset(uint64_t xcomp_bv)
+static UA_FAST uint32_t pkru_offset(uint64_t xcomp_bv)
 {
 	uint32_t off = 576;
 
@@ -236,7 +236,8 @@ static uint32_t pkru_offset(uint64_t xcomp_bv)
  * the kernel initialises the user features not requested).  Read inside
  * the window the restore used: the header, then the value.
  */
-static int read_pkru(uint64_t fp, uint64_t rfbm, struct ua_fpu_restored *out)
+static UA_FAST int read_pkru(uint64_t fp, uint64_t rfbm,
+			     struct ua_fpu_restored *out)
 {
 	uint64_t xstate_bv, xcomp_bv;
 	uint32_t v = 0;
@@ -275,7 +276,7 @@ static void take_ctl(const struct ua_fpu_ctl *ctl, uint64_t rfbm,
  * clean (sticky exception flags, condition codes, TOP off 0) pays for
  * FNINIT, which costs about a hundred cycles.
  */
-void ua__fpu_x87_clean(void)
+UA_FAST void ua__fpu_x87_clean(void)
 {
 	uint16_t fsw;
 
@@ -300,10 +301,12 @@ void ua__fpu_x87_clean(void)
  * XSTATE_BV, so FCW and MXCSR come from the image; everything else it
  * would load is either reset just after (the x87 stack, by FNINIT) or
  * dead at the syscall boundary the frame was built at (vector registers).
- * This is the image every engine frame of that kind carries.
+ * This is the image every engine frame of that kind carries.  It is
+ * also all the rewrite fast path's rt_sigreturn takes (src/signal/
+ * fast.c): UA_FAST, with the helpers it calls.
  */
-static int restore_plain(uint64_t fp, uint64_t rfbm,
-			 struct ua_fpu_restored *out)
+UA_FAST int ua__fpu_restore_plain(uint64_t fp, uint64_t rfbm,
+				  struct ua_fpu_restored *out)
 {
 	uint64_t allowed = XFEATURE_MASK_FPSSE |
 			   (ua__fpu.xfeatures & XFEATURE_MASK_PKRU);
@@ -344,7 +347,7 @@ int ua__fpu_restore_xsave(bool block, uint64_t fp, uint64_t rfbm,
 	if (!block && !ua_user_read_access_begin((const void *)fp,
 						 ua__fpu.xstate_size))
 		return -EFAULT;
-	ret = restore_plain(fp, rfbm, out);
+	ret = ua__fpu_restore_plain(fp, rfbm, out);
 	if (ret) {
 		if (!block)
 			ua_user_read_access_end();

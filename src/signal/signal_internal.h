@@ -93,7 +93,7 @@ struct ua_sigstate {
 	uint64_t restart_deadline, restart_rem;
 };
 
-static inline struct ua_sigstate *sigstate(struct ua_task *t)
+static inline UA_FAST struct ua_sigstate *sigstate(struct ua_task *t)
 {
 	return t->sig;
 }
@@ -109,6 +109,29 @@ static inline bool ua__task_gone(struct ua_task *t)
 	       __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == UA_TASK_DEAD;
 }
 
+/* ss_sp < sp <= ss_sp + ss_size: the stack grows down. */
+static inline UA_FAST bool ua__on_stack_raw(const struct ua_sigstate *s,
+					    uint64_t sp)
+{
+	return sp > s->altstack.sp && sp - s->altstack.sp <= s->altstack.size;
+}
+
+static inline UA_FAST bool ua__on_sig_stack(const struct ua_sigstate *s,
+					    uint64_t sp)
+{
+	if (s->altstack.flags & SS_AUTODISARM)
+		return false;
+	return ua__on_stack_raw(s, sp);
+}
+
+static inline UA_FAST int ua__sas_ss_flags(const struct ua_sigstate *s,
+					   uint64_t sp)
+{
+	if (!s->altstack.size)
+		return SS_DISABLE;
+	return ua__on_sig_stack(s, sp) ? SS_ONSTACK : 0;
+}
+
 /* state.c */
 UA_HIDDEN int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 			   bool rt_may_fail);
@@ -118,7 +141,22 @@ UA_HIDDEN void ua__task_registry_lock(void);
 UA_HIDDEN void ua__task_registry_unlock(void);
 UA_HIDDEN bool ua__sig_ignored(const struct ua_sigstate *s, int sig);
 UA_HIDDEN void ua__sig_flush(struct ua_task *t, int sig);
-UA_HIDDEN void ua__sig_set_blocked(struct ua_task *t, uint64_t mask);
+
+/*
+ * Only the task's own thread changes its mask, and never while it waits
+ * (ua__sig_wait), so no lock: a sender reading a stale mask only decides
+ * whether an ignored signal is dropped, which the kernel also decides at
+ * send time.
+ */
+static inline UA_FAST void ua__sig_set_blocked(struct ua_task *t,
+					       uint64_t mask)
+{
+	struct ua_sigstate *s = t->sig;
+
+	atomic_store_explicit(&s->blocked, mask & ~UNBLOCKABLE,
+			      memory_order_relaxed);
+}
+
 UA_HIDDEN void ua__sig_wait(struct ua_task *t, bool (*done)(struct ua_task *,
 							     void *),
 			    void *arg);
@@ -133,6 +171,7 @@ UA_HIDDEN pid_t ua__monitor_pid(void);
 UA_HIDDEN bool ua__fast_sig_work_pending(struct ua_task *t);
 UA_HIDDEN pid_t ua__fast_monitor_pid(void);
 UA_HIDDEN uid_t ua__monitor_uid(void);
+UA_HIDDEN uid_t ua__fast_monitor_uid(void);
 UA_HIDDEN void ua__signal_syscalls_init(void);
 UA_HIDDEN int ua__do_sigaltstack(struct ua_task *t, const struct ua_kstack *ss,
 				 struct ua_kstack *oss, uint64_t sp);
@@ -203,6 +242,12 @@ struct ua_fpu_restored {
 UA_HIDDEN int ua__fpu_restore_xsave(bool block, uint64_t fp, uint64_t rfbm,
 				    struct ua_fpu_restored *out);
 /*
+ * The common XSAVE image inside an open read window, without XRSTOR (see
+ * fpu.c): 1 restored, 0 the instruction must judge it, -EFAULT.
+ */
+UA_HIDDEN int ua__fpu_restore_plain(uint64_t fp, uint64_t rfbm,
+				    struct ua_fpu_restored *out);
+/*
  * Restore an FX-only image at fp (FXRSTOR on a copy of its 512 bytes).
  * hw_align: refuse an image off its 16-byte alignment if the host kernel
  * does (asked once); swapcontext takes any alignment.
@@ -230,8 +275,11 @@ UA_HIDDEN int ua__setup_rt_frame(struct ua_task *t, int sig,
 				 const struct ua_ksigaction *ka);
 UA_HIDDEN long ua__sys_rt_sigreturn(struct ua_task *t,
 				    struct ua_pt_regs *r);
-UA_HIDDEN bool ua__on_sig_stack(const struct ua_sigstate *s, uint64_t sp);
-UA_HIDDEN int ua__sas_ss_flags(const struct ua_sigstate *s, uint64_t sp);
+
+/* fast.c: the rewrite fast path's signals (UA_FAST_DECLINE: not taken) */
+UA_HIDDEN long ua__fast_signal_self(struct ua_task *t, struct ua_thread *self,
+				    int sig, int code);
+UA_HIDDEN long ua__fast_sigreturn(struct ua_task *t, struct ua_thread *self);
 
 /* swapcontext.c */
 UA_HIDDEN long ua__sys_swapcontext(struct ua_task *t, struct ua_pt_regs *r);

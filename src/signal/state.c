@@ -255,20 +255,6 @@ void ua__sig_flush(struct ua_task *t, int sig)
 }
 
 /*
- * Only the task's own thread changes its mask, and never while it waits
- * (ua__sig_wait), so no lock: a sender reading a stale mask only decides
- * whether an ignored signal is dropped, which the kernel also decides at
- * send time.
- */
-void ua__sig_set_blocked(struct ua_task *t, uint64_t mask)
-{
-	struct ua_sigstate *s = t->sig;
-
-	atomic_store_explicit(&s->blocked, mask & ~UNBLOCKABLE,
-			      memory_order_relaxed);
-}
-
-/*
  * Sleep in the monitor until a signal is deliverable or done() says so.
  * done() runs with the task's signal lock held.
  */

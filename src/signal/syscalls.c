@@ -431,17 +431,24 @@ int ua_sys_swapcontext(ucontext_t *oucp, const ucontext_t *ucp)
 	return (int)SYS(UA_NR_swapcontext, oucp, ucp, 0, 0);
 }
 
+static _Atomic uid_t monitor_uid = (uid_t)-1;
+
 /* Read once: a syscall per signal would cost more than the delivery. */
 uid_t ua__monitor_uid(void)
 {
-	static _Atomic uid_t uid = (uid_t)-1;
-	uid_t u = atomic_load_explicit(&uid, memory_order_relaxed);
+	uid_t u = atomic_load_explicit(&monitor_uid, memory_order_relaxed);
 
 	if (u == (uid_t)-1) {
 		u = getuid();
-		atomic_store_explicit(&uid, u, memory_order_relaxed);
+		atomic_store_explicit(&monitor_uid, u, memory_order_relaxed);
 	}
 	return u;
+}
+
+/* The same without the host: -1 until ua__monitor_uid() has run once. */
+UA_FAST uid_t ua__fast_monitor_uid(void)
+{
+	return atomic_load_explicit(&monitor_uid, memory_order_relaxed);
 }
 
 static _Atomic pid_t monitor_pid;

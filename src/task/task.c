@@ -431,11 +431,6 @@ _Noreturn void ua__task_exit(struct ua_task *t, int wstatus)
 	ua__task_leave(t, wstatus);
 }
 
-/*
- * Only the bits a handler may change (the kernel's FIX_EFLAGS less RF and
- * TF: a trap flag would single-step the host), with IF and bit 1 set.
- */
-#define USER_EFLAGS 0x40CD5u
 #define EFLAGS_TF 0x100u
 #define EFLAGS_DF 0x400u
 #define EFLAGS_AC 0x40000u
@@ -452,7 +447,7 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 		t->full_ctx = false;
 		t->fpu_restore = t->xsave_ctx;
 	}
-	t->regs.eflags = (t->regs.eflags & USER_EFLAGS) | 0x202;
+	t->regs.eflags = ua__user_eflags(t->regs.eflags);
 	if (ua_self.win_kind)
 		ua_protect_unlock_from_window(t->sp);
 	else

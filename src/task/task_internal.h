@@ -198,12 +198,26 @@ static inline bool ua__exit_work_pending(struct ua_task *t)
  * must not turn into a monitor write.  Elsewhere IRETQ, which writes
  * nothing, and a bad RSP then faults in guest code.
  */
+static inline UA_FAST bool ua__exit_store_ok_at(const struct ua_space *sp,
+					       uintptr_t rsp)
+{
+	return rsp >= sp->base + UA_EXIT_SCRATCH &&
+	       rsp - UA_EXIT_SCRATCH <= sp->limit - 8;
+}
+
 static inline UA_FAST bool ua__exit_store_ok(const struct ua_task *t)
 {
-	uintptr_t rsp = t->regs.rsp;
+	return ua__exit_store_ok_at(t->sp, t->regs.rsp);
+}
 
-	return rsp >= t->sp->base + UA_EXIT_SCRATCH &&
-	       rsp - UA_EXIT_SCRATCH <= t->sp->limit - 8;
+/*
+ * RFLAGS on the way back to guest code: only the bits a handler may
+ * change (the kernel's FIX_EFLAGS less RF and TF: a trap flag would
+ * single-step the host), with IF and bit 1 set.
+ */
+static inline UA_FAST uint64_t ua__user_eflags(uint64_t eflags)
+{
+	return (eflags & 0x40CD5u) | 0x202;
 }
 
 /* Exit work, unlock (folded when a window is open), resume guest code. */

@@ -63,6 +63,9 @@ UA_FAST int ua__fast_rewrite(struct ua_task *t)
 	t->trap_entry = true;
 	t->regs_replaced = false;
 	r->rax = (uint64_t)ret;
+	/* A frame's window (src/signal/fast.c) folds into the unlock. */
+	if (self->win_kind)
+		ua__win_forget(self);
 	ua__none_unlock(self, sp);
 	/* Exit work (a signal queued meanwhile): the exit code runs it. */
 	if (work)

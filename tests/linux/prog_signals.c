@@ -264,6 +264,163 @@ static void test_sigtimedwait(void)
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 }
 
+/*
+ * Self-sent signals in rounds: under --trap=rewrite the later rounds go
+ * through rewritten sites, where the monitor delivers a signal a task
+ * sends itself and reads its rt_sigreturn without leaving the guest's FS
+ * base (src/signal/fast.c).  Each round covers what that path takes and
+ * what it must leave to the full path, and prints what the handler saw.
+ */
+#ifndef SS_AUTODISARM
+#define SS_AUTODISARM (1U << 31) /* uapi/linux/signal.h */
+#endif
+
+static volatile int fs_code, fs_pid_ok, fs_uid_ok, fs_mask, fs_depth,
+	fs_max_depth, fs_alt, fs_alt_flags;
+static volatile unsigned int fs_mxcsr, fs_fcw;
+static volatile long fs_alt_size;
+
+static unsigned int get_mxcsr(void)
+{
+	unsigned int v;
+
+	__asm__ volatile("stmxcsr %0" : "=m"(v));
+	return v;
+}
+
+static unsigned int get_fcw(void)
+{
+	unsigned short v;
+
+	__asm__ volatile("fnstcw %0" : "=m"(v));
+	return v;
+}
+
+static void set_fp_ctl(unsigned int mxcsr, unsigned short fcw)
+{
+	__asm__ volatile("ldmxcsr %0" : : "m"(mxcsr));
+	__asm__ volatile("fldcw %0" : : "m"(fcw));
+}
+
+static void on_fast(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	sigset_t cur;
+	char here;
+
+	fs_code = si->si_code;
+	fs_pid_ok = si->si_pid == getpid();
+	fs_uid_ok = si->si_uid == getuid();
+	fs_mxcsr = get_mxcsr();
+	fs_fcw = get_fcw();
+	sigprocmask(SIG_BLOCK, NULL, &cur);
+	fs_mask = sigismember(&cur, SIGUSR1) | sigismember(&cur, SIGUSR2) << 1 |
+		  sigismember(&cur, SIGWINCH) << 2;
+	fs_alt = &here >= altstack && &here < altstack + sizeof(altstack);
+	fs_alt_flags = uc->uc_stack.ss_flags;
+	fs_alt_size = (long)uc->uc_stack.ss_size;
+	if (++fs_depth > fs_max_depth)
+		fs_max_depth = fs_depth;
+	/* SA_NODEFER: one nested delivery on top of this frame. */
+	if (fs_depth == 1 && sig == SIGWINCH)
+		raise(SIGWINCH);
+	fs_depth--;
+#ifdef __GLIBC__
+	/* glibc's raise() returns what tgkill left in RAX: the frame's. */
+	if (sig == SIGUSR2)
+		uc->uc_mcontext.gregs[REG_RAX] = -EPERM;
+#endif
+}
+
+static void install_info(int sig, int flags, int masked)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fast;
+	sa.sa_flags = SA_SIGINFO | flags;
+	sigemptyset(&sa.sa_mask);
+	if (masked)
+		sigaddset(&sa.sa_mask, masked);
+	sigaction(sig, &sa, NULL);
+}
+
+static void print_fast(const char *what, int r)
+{
+	printf("%s: r=%d code=%d pid=%d uid=%d mxcsr=%#x fcw=%#x mask=%d "
+	       "depth=%d alt=%d/%d/%ld\n",
+	       what, r, fs_code, fs_pid_ok, fs_uid_ok, fs_mxcsr, fs_fcw,
+	       fs_mask, fs_max_depth, fs_alt, fs_alt_flags, fs_alt_size);
+	fs_max_depth = fs_alt = 0;
+}
+
+static void test_self_signal_rounds(void)
+{
+	stack_t ss = { .ss_sp = altstack, .ss_size = sizeof(altstack) };
+	sigset_t set;
+	int r;
+
+	for (int round = 0; round < 3; round++) {
+		printf("round %d\n", round);
+		/* Non-default control words: the handler gets the defaults,
+		 * the interrupted code its own back. */
+		install_info(SIGUSR1, 0, SIGUSR2);
+		set_fp_ctl(0x7f80 | 0x8000, 0x0f7f);
+		r = raise(SIGUSR1);
+		printf("after: mxcsr=%#x fcw=%#x\n", get_mxcsr(), get_fcw());
+		set_fp_ctl(0x1f80, 0x037f);
+		print_fast("raise", r);
+		r = kill(getpid(), SIGUSR1);
+		print_fast("kill", r);
+		/* The handler's RAX in the frame comes back as the result. */
+		install_info(SIGUSR2, 0, 0);
+		errno = 0;
+		r = raise(SIGUSR2);
+		print_fast("rax", r == 0 ? 0 : errno);
+		/* A nested delivery (SA_NODEFER). */
+		install_info(SIGWINCH, SA_NODEFER, 0);
+		r = raise(SIGWINCH);
+		print_fast("nodefer", r);
+		/* On the altstack, and its SS_AUTODISARM variant. */
+		ss.ss_flags = 0;
+		sigaltstack(&ss, NULL);
+		install_info(SIGUSR1, SA_ONSTACK, 0);
+		r = raise(SIGUSR1);
+		print_fast("onstack", r);
+		ss.ss_flags = (int)SS_AUTODISARM;
+		if (sigaltstack(&ss, NULL) == 0) {
+			r = raise(SIGUSR1);
+			print_fast("autodisarm", r);
+		}
+		ss.ss_flags = SS_DISABLE;
+		sigaltstack(&ss, NULL);
+		/* Blocked: pending until the mask lets it through. */
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		install_info(SIGUSR1, 0, 0);
+		fs_code = -1;
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		r = raise(SIGUSR1);
+		printf("blocked: r=%d code=%d\n", r, fs_code);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		print_fast("unblocked", r);
+		/* Ignored and default-ignored: nothing runs. */
+		signal(SIGUSR1, SIG_IGN);
+		signal(SIGWINCH, SIG_DFL);
+		fs_code = -1;
+		printf("ignored: r=%d r=%d code=%d\n", raise(SIGUSR1),
+		       raise(SIGWINCH), fs_code);
+		/* SA_RESETHAND: the second one finds the default (ignore). */
+		hits = 0;
+		install(SIGURG, on_sig, SA_RESETHAND);
+		raise(SIGURG);
+		raise(SIGURG);
+		printf("resethand: hits=%d\n", (int)hits);
+	}
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -304,6 +461,7 @@ int main(int argc, char **argv)
 	test_itimer_pause();
 	test_sigsuspend();
 	test_sigtimedwait();
+	test_self_signal_rounds();
 	printf("done\n");
 	return 0;
 }

@@ -26,11 +26,20 @@
 	.long 1;			\
 	.popsection
 
-/* size_t ua__raw_copy(void *dst, const void *src, size_t n) */
+/*
+ * size_t ua__raw_copy(void *dst, const void *src, size_t n)
+ * ua__raw_copy_local is the library's own name for it (src/internal.h):
+ * hidden, so calls from inside bind directly, with no PLT entry, as the
+ * rewrite fast path needs (tools/check-fast-path).
+ */
 	.globl	ua__raw_copy
 	.type	ua__raw_copy, @function
+	.globl	ua__raw_copy_local
+	.hidden	ua__raw_copy_local
+	.type	ua__raw_copy_local, @function
 	.p2align 4
 ua__raw_copy:
+ua__raw_copy_local:
 	.cfi_startproc
 	movq	%rdx, %rcx
 	cmpq	$64, %rcx
@@ -67,6 +76,7 @@ ua__raw_copy:
 	EXTABLE(30b, 31b)
 	.cfi_endproc
 	.size	ua__raw_copy, . - ua__raw_copy
+	.size	ua__raw_copy_local, . - ua__raw_copy_local
 
 /*
  * size_t ua__raw_clear(void *dst, size_t n)

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A task's signal to itself and its rt_sigreturn on the rewrite fast path
+ * (src/task/trap_fast.c says what such code may and may not do: it runs
+ * on the guest's FS base).  A libc's raise() is tgkill() of the caller
+ * by itself; with nothing else pending the kernel queues the signal and
+ * delivers it on the way out of that very syscall.  Here the two are one
+ * step: the frame is built at once, with the block-mode helpers the full
+ * path uses (frame.h), inside a write window that the unlock folds, as
+ * the full path's exit folds it.  rt_sigreturn takes the common frame:
+ * the plain XSAVE image (fpu.c, ua__fpu_restore_plain()), the altstack
+ * unchanged.  Everything else declines before it changes anything that
+ * matters, and the full path does the call from the start: a frame that
+ * cannot be built or read, a handler that is not a function, per-access
+ * frames, full-context frames, hosts where PKRU is in XSAVE (the guest's
+ * PKRU is handed over at the full exit), and builds whose accessors are
+ * not inline machine code (the portable ones, debug windows, no
+ * optimisation to fold the block-mode helpers).
+ */
+#include <errno.h>
+
+#include "frame.h"
+
+#if UA_FORCE_GENERIC_ARCH || UA_DEBUG_WINDOWS || !defined(__OPTIMIZE__)
+#define FAST_SIGNALS 0
+#else
+#define FAST_SIGNALS 1
+#endif
+
+#if FAST_SIGNALS
+
+/* Anything in the task's state that needs the full path. */
+static inline UA_FAST bool fast_ok(struct ua_task *t)
+{
+	return t->frame_mode == UA_FRAME_BLOCK && !ua__pkru_in_xstate &&
+	       !sigstate(t)->exited;
+}
+
+/*
+ * Deliver sig, sent by the task to itself (si_code code: SI_TKILL or
+ * SI_USER), as the full path's send and exit work would with nothing
+ * else pending: 0, the regs are the handler's and a write window over
+ * the frame is open; or UA_FAST_DECLINE.
+ */
+UA_FAST long ua__fast_signal_self(struct ua_task *t, struct ua_thread *self,
+				  int sig, int code)
+{
+	struct ua_sigstate *s = sigstate(t);
+	struct ua_pt_regs *r = &t->regs;
+	uint64_t frame, fp, len, rax = r->rax;
+	pid_t pid = ua__fast_monitor_pid();
+	uid_t uid = ua__fast_monitor_uid();
+	struct ua_ksigaction *ka;
+	siginfo_t info;
+
+	if (!fast_ok(t) || sig < 1 || sig > UA_NSIG || !pid ||
+	    uid == (uid_t)-1 || (s->blocked & SIGBIT(sig)))
+		return UA_FAST_DECLINE;
+	ka = &s->action[sig];
+	if (ka->handler == (uint64_t)(uintptr_t)SIG_DFL ||
+	    ka->handler == (uint64_t)(uintptr_t)SIG_IGN ||
+	    !(ka->flags & UA_SA_RESTORER))
+		return UA_FAST_DECLINE;
+	/* The frame's RAX is the syscall's result, as after the full path. */
+	r->rax = 0;
+	if (ua__get_sigframe(s, r, ka, &frame, &fp))
+		goto decline;
+	len = fp + ua__fpu_frame_size() - frame;
+	if (!ua__space_has(t->sp, (void *)frame, len) ||
+	    !ua__exit_store_ok_at(t->sp, frame))
+		goto decline;
+	if (ka->flags & SA_SIGINFO) {
+		__builtin_memset(&info, 0, sizeof(info));
+		info.si_signo = sig;
+		info.si_code = code;
+		info.si_pid = pid;
+		info.si_uid = uid;
+	}
+	ua__fpu_save_ctl(s);
+	ua__none_window_open(self, t->sp, UA_WIN_WRITE, (void *)frame, len);
+	if (ua__fill_rt_frame(true, t, &info, ka, NULL, NULL, frame, fp,
+			      s->blocked)) {
+		/* The full path builds it again and fails the same way. */
+		ua__win_forget(self);
+		self->stats.windows--;
+		self->stats.switches--;
+		goto decline;
+	}
+	r->orig_rax = (uint64_t)-1;
+	ua__handler_regs(r, sig, frame, ka);
+	r->eflags = ua__user_eflags(r->eflags);
+	ua__signal_delivered(t, sig, ka);
+	t->nr_signals++;
+	ua__fpu_fresh_from(s->mxcsr, s->fcw);
+	return 0;
+decline:
+	r->rax = rax;
+	return UA_FAST_DECLINE;
+}
+
+/* Is the FP area at fp (in the read window) the plain XSAVE image? */
+static inline UA_FAST bool fast_fpstate(struct ua_thread *self,
+					const struct ua_space *sp, uint64_t fp,
+					struct ua_fpu_restored *out)
+{
+	size_t size = ua__fpu_frame_size();
+	struct ua_fp_sw sw;
+	uint32_t magic2;
+
+	if (!fp || !ua__fpu.xsave || !ua__space_has(sp, (void *)fp, size))
+		return false;
+	/* The window grows over the FP area, as ua__window_extend() does. */
+	if (fp < self->win_lo)
+		self->win_lo = fp;
+	if (fp + size > self->win_hi)
+		self->win_hi = fp + size;
+	ua_unsafe_copy_from_user(&sw, (const void *)(fp + UA_FP_SW_OFF),
+				 sizeof(sw), efault);
+	if (!ua__fp_sw_xsave(&sw))
+		return false;
+	ua_unsafe_get_user(magic2, (const uint32_t *)(fp + sw.xsize), efault);
+	if (magic2 != FP_XSTATE_MAGIC2)
+		return false;
+	return ua__fpu_restore_plain(fp, sw.xfeat & ua__fpu.xfeatures, out) ==
+	       1;
+efault:
+	return false;
+}
+
+/*
+ * rt_sigreturn of a frame the full path would take without XRSTOR and
+ * without an altstack change: the syscall's result (the frame's RAX),
+ * with the frame's read window left open for the unlock to fold, as the
+ * full path of a trapped rt_sigreturn does (its entry locks, so there is
+ * no entry fold); or UA_FAST_DECLINE.  The FP control words may have been reset when it
+ * declines: the full path loads them from the frame again.
+ */
+UA_FAST long ua__fast_sigreturn(struct ua_task *t, struct ua_thread *self)
+{
+	struct ua_sigstate *s = sigstate(t);
+	struct ua_pt_regs *r = &t->regs;
+	struct ua_rt_sigframe *f = (struct ua_rt_sigframe *)(r->rsp - 8);
+	struct ua_fpu_restored fpu;
+	struct ua_sigcontext mc;
+	struct ua_kstack st;
+	uint64_t mask, flags;
+
+	if (!fast_ok(t) || s->nfull || !ua__space_has(t->sp, f, sizeof(*f)))
+		return UA_FAST_DECLINE;
+	ua__none_window_open(self, t->sp, UA_WIN_READ, f, sizeof(*f));
+	/* Every word the full path reads, so that a fault is the same. */
+	ua_unsafe_get_user(mask, &f->uc.uc_sigmask, decline);
+	ua_unsafe_get_user(flags, &f->uc.uc_flags, decline);
+	(void)flags;
+	if (ua__read_sigcontext(true, &mc, &f->uc.uc_mcontext))
+		goto decline;
+	ua_unsafe_get_user(st.sp, &f->uc.uc_stack.sp, decline);
+	ua_unsafe_get_user(st.flags, &f->uc.uc_stack.flags, decline);
+	ua_unsafe_get_user(st.size, &f->uc.uc_stack.size, decline);
+	/* An unchanged altstack is left as it is (ua__do_sigaltstack()). */
+	if (st.sp != s->altstack.sp || st.flags != s->altstack.flags ||
+	    st.size != s->altstack.size)
+		goto decline;
+	if (!fast_fpstate(self, t->sp, mc.fpstate, &fpu))
+		goto decline;
+	ua__sig_set_blocked(t, mask);
+	ua__restore_regs(r, &mc);
+	r->eflags = ua__user_eflags(r->eflags);
+	/* The x87 status word is clear after the restore: no reads needed. */
+	ua__fpu_set_ctl(fpu.mxcsr, fpu.fcw);
+	return (long)r->rax;
+decline:
+	ua__win_forget(self);
+	self->stats.windows--;
+	self->stats.switches--;
+	return UA_FAST_DECLINE;
+}
+
+#else /* !FAST_SIGNALS */
+
+UA_FAST long ua__fast_signal_self(struct ua_task *t, struct ua_thread *self,
+				  int sig, int code)
+{
+	(void)t, (void)self, (void)sig, (void)code;
+	return UA_FAST_DECLINE;
+}
+
+UA_FAST long ua__fast_sigreturn(struct ua_task *t, struct ua_thread *self)
+{
+	(void)t, (void)self;
+	return UA_FAST_DECLINE;
+}
+
+#endif
