@@ -190,7 +190,7 @@ struct ua_fpu_layout {
 extern UA_HIDDEN struct ua_fpu_layout ua__fpu;
 UA_HIDDEN void ua__fpu_init(void);
 /* Bytes the FP area takes in a frame (with MAGIC2 when xsave). */
-static inline size_t ua__fpu_frame_size(void)
+static inline UA_FAST size_t ua__fpu_frame_size(void)
 {
 	return ua__fpu.xsave ? ua__fpu.xstate_size + 4 : 512;
 }

@@ -421,6 +421,51 @@ static void test_self_signal_rounds(void)
 	signal(SIGUSR2, SIG_DFL);
 }
 
+static void *volatile bad_fp;
+
+static void on_bad_fp(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)si;
+	hits++;
+	if (sig == SIGUSR2)
+		uc->uc_mcontext.fpregs = bad_fp;
+}
+
+/*
+ * Frames that cannot be built or read, after two good rounds (so that
+ * under --trap=rewrite the last one comes through rewritten sites): the
+ * task dies of SIGSEGV.  "stack": the altstack is an inaccessible page;
+ * "fp": the handler points its frame's FP area at one.
+ */
+static void bad_frame(const char *how)
+{
+	void *page = mmap(NULL, 65536, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			  -1, 0);
+	stack_t ss = { .ss_sp = page, .ss_size = 65536 };
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_bad_fp;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	for (int i = 0; i < 2; i++)
+		raise(SIGUSR1);
+	printf("bad %s: hits=%d\n", how, (int)hits);
+	if (!strcmp(how, "stack")) {
+		sigaltstack(&ss, NULL);
+		sa.sa_flags |= SA_ONSTACK;
+		sigaction(SIGUSR1, &sa, NULL);
+		raise(SIGUSR1);
+	} else {
+		bad_fp = page;
+		raise(SIGUSR2);
+	}
+	printf("bad %s: survived hits=%d\n", how, (int)hits);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -437,6 +482,10 @@ int main(int argc, char **argv)
 			printf("raise %d: hits=%d sig=%d\n", i, (int)hits,
 			       (int)last_sig);
 		}
+		return 0;
+	}
+	if (argc > 2 && !strcmp(argv[1], "badframe")) {
+		bad_frame(argv[2]);
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "segv")) {

@@ -99,6 +99,9 @@ def mode_programs(uarun, progs):
             fails += compare(uarun, bks, name + ' abort', [p, 'abort'])
             fails += compare(uarun, bks, name + ' segv', [p, 'segv'])
             fails += compare(uarun, bks, name + ' raise', [p, 'raise'])
+            for how in ['stack', 'fp']:
+                fails += compare(uarun, bks, name + ' badframe ' + how,
+                                 [p, 'badframe', how])
             fails += signal_at_rewritten_exit(uarun, name, p)
     return fails
 
