@@ -428,24 +428,6 @@ static bool trap_usable(const struct real_cfg *probe, char *why, size_t len)
  */
 static bool real_in_report;
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(const double *v, unsigned n)
-{
-	double s[BENCH_MAX_REPS];
-
-	if (!n)
-		return NAN;
-	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_double);
-	return (s[(n - 1) / 2] + s[n / 2]) / 2;
-}
-
 /*
  * Iterations for about @target ns: from 64, at most 16 times more per
  * run (a start-up that varies can make a short run look free), until a
@@ -531,17 +513,17 @@ static int real_run_case(struct bench_ctx *ctx, const struct bench_case *c,
 		if (r->unavailable || ref->unavailable) {
 			r->ns_med = r->ns_min = r->ns_max = r->ratio = NAN;
 			if (!r->unavailable)
-				r->ns_med = median(r->ns, r->reps);
+				r->ns_med = bench_median(r->ns, r->reps);
 			continue;
 		}
-		r->ns_med = median(r->ns, r->reps);
+		r->ns_med = bench_median(r->ns, r->reps);
 		r->ns_min = r->ns_max = r->ns[0];
 		for (unsigned k = 0; k < r->reps; k++) {
 			r->ns_min = fmin(r->ns_min, r->ns[k]);
 			r->ns_max = fmax(r->ns_max, r->ns[k]);
 			v[k] = ref->ns[k] / r->ns[k];
 		}
-		r->ratio = median(v, r->reps);
+		r->ratio = bench_median(v, r->reps);
 	}
 	ctx->cases_done++;
 	return doc->ncases - 1;

@@ -71,13 +71,21 @@ struct s1_cfg {
 	unsigned tasks;	    /* 0: the run's -t */
 };
 
+/*
+ * Scaling rounds: one task, then many, again and again, each pair a
+ * ratio; the median of the pairs, with quartiles, so that one slice of
+ * a noisy machine does not decide the target.
+ */
+#define SCALE_ROUNDS 5
+
 struct s1_priv {
 	unsigned threads;
 	double seconds, interval;
 	int nwarm, nmeas;
 	struct s1_cfg cfg[MAX_CFG];
 	int ncfg, case_idx;
-	struct s1_cfg scale[2]; /* block none: one task, then many */
+	/* block none: one task, then many, in alternating rounds */
+	struct s1_cfg scale[SCALE_ROUNDS][2];
 };
 
 /* What the tasks of one run share. */
@@ -603,20 +611,46 @@ static double per_cpu_s(const struct s1_cfg *cf)
 
 static void run_scaling(struct bench_ctx *ctx, struct s1_priv *pv)
 {
-	for (int i = 0; i < 2; i++) {
-		struct s1_cfg *cf = &pv->scale[i];
+	for (int r = 0; r < SCALE_ROUNDS; r++) {
+		for (int i = 0; i < 2; i++) {
+			struct s1_cfg *cf = &pv->scale[r][i];
 
-		cf->mode = UA_FRAME_BLOCK;
-		cf->p = UA_PROTECT_NONE;
-		cf->tasks = i ? (pv->threads > 1 ? pv->threads : 2) : 1;
-		snprintf(cf->name, sizeof(cf->name), "%u_task%s", cf->tasks,
-			 cf->tasks == 1 ? "" : "s");
-		run_cfg(ctx, pv, cf);
-		ctx->cases_done++;
+			cf->mode = UA_FRAME_BLOCK;
+			cf->p = UA_PROTECT_NONE;
+			cf->tasks = i ? (pv->threads > 1 ? pv->threads : 2) : 1;
+			snprintf(cf->name, sizeof(cf->name), "%u_task%s",
+				 cf->tasks, cf->tasks == 1 ? "" : "s");
+			run_cfg(ctx, pv, cf);
+		}
 	}
+	ctx->cases_done += 2;
 }
 
-/* A case of its own: ns of task CPU time per round trip, per task. */
+/* The median over the rounds of one side's round trips per CPU-second. */
+static double scale_median(const struct s1_priv *pv, int i)
+{
+	double v[SCALE_ROUNDS];
+
+	for (int r = 0; r < SCALE_ROUNDS; r++)
+		v[r] = per_cpu_s(&pv->scale[r][i]);
+	return bench_median(v, SCALE_ROUNDS);
+}
+
+/* Many / one: the median of the rounds' ratios (the ratio table's). */
+static double scale_ratio(const struct s1_priv *pv)
+{
+	double v[SCALE_ROUNDS];
+
+	for (int r = 0; r < SCALE_ROUNDS; r++)
+		v[r] = per_cpu_s(&pv->scale[r][1]) /
+		       per_cpu_s(&pv->scale[r][0]);
+	return bench_median(v, SCALE_ROUNDS);
+}
+
+/*
+ * A case of its own: ns of task CPU time per round trip, per task, one
+ * repetition per round, and the paired ratio of the rounds.
+ */
 static void add_scaling(struct s1_priv *pv, struct bench_doc *doc)
 {
 	struct bench_case_res *res = bench_case_add(doc);
@@ -629,44 +663,53 @@ static void add_scaling(struct s1_priv *pv, struct bench_doc *doc)
 	res->nmeth = 2;
 	res->ref = 0;
 	for (int i = 0; i < 2; i++) {
-		const struct s1_cfg *cf = &pv->scale[i];
+		const struct s1_cfg *cf = &pv->scale[0][i];
 		struct bench_meas *m = &res->m[i];
+		double lo = INFINITY, hi = 0;
 
 		snprintf(m->method, sizeof(m->method), "%s", cf->name);
-		m->reps = 1;
+		m->reps = SCALE_ROUNDS;
 		m->ops = cf->ops;
-		m->ns[0] = m->ns_med = m->ns_min = m->ns_max =
-			1e9 / per_cpu_s(cf);
-		m->ratio = per_cpu_s(cf) / per_cpu_s(&pv->scale[0]);
+		for (int r = 0; r < SCALE_ROUNDS; r++) {
+			m->ns[r] = 1e9 / per_cpu_s(&pv->scale[r][i]);
+			lo = fmin(lo, m->ns[r]);
+			hi = fmax(hi, m->ns[r]);
+		}
+		m->ns_med = bench_median(m->ns, SCALE_ROUNDS);
+		m->ns_min = lo;
+		m->ns_max = hi;
 		m->counts.ops = COUNT_RAISES;
 		m->counts.switches = cf->st.switches;
 		m->counts.windows = cf->st.windows;
 		m->counts.fixups = cf->st.fixups;
 		m->insns = NAN;
 	}
+	res->m[0].ratio = 1;
+	res->m[1].ratio = res->m[0].ns_med / res->m[1].ns_med;
 	snprintf(what, sizeof(what),
 		 "signal1 per task per thread-CPU-s, %u tasks / 1 (block none)",
-		 pv->scale[1].tasks);
-	bench_ratio_set(doc, idx, pv->scale[1].name, pv->scale[0].name,
-			BENCH_RATIO_SPEED, res->m[1].ratio, "signal1_scaling",
-			true, what);
+		 pv->scale[0][1].tasks);
+	bench_ratio_add(doc, idx, pv->scale[0][1].name, pv->scale[0][0].name,
+			"signal1_scaling", true, what);
 }
 
 static void print_scaling(FILE *f, const struct s1_priv *pv, bool md)
 {
-	const struct s1_cfg *a = &pv->scale[0], *b = &pv->scale[1];
+	double a = scale_median(pv, 0), b = scale_median(pv, 1);
+	unsigned tasks = pv->scale[0][1].tasks;
 	char x[32], y[32], r[32];
 
-	bench_fmt_thousands(x, sizeof(x), per_cpu_s(a));
-	bench_fmt_thousands(y, sizeof(y), per_cpu_s(b));
-	bench_fmt_ratio(r, sizeof(r), per_cpu_s(b) / per_cpu_s(a));
+	bench_fmt_thousands(x, sizeof(x), a);
+	bench_fmt_thousands(y, sizeof(y), b);
+	bench_fmt_ratio(r, sizeof(r), scale_ratio(pv));
 	fprintf(f,
 		"\n%sscaling, engine block none: round trips per task per "
 		"CPU-second of the task\nthreads (CLOCK_THREAD_CPUTIME_ID of "
-		"each task thread, not wall time): 1 task %s,\n%u tasks %s; "
-		"%u tasks / 1 task = %s (target >= 0.9: no lock shared "
+		"each task thread, not wall time), medians of\n%d alternating "
+		"rounds: 1 task %s, %u tasks %s; %u tasks / 1 task = %s\n(the "
+		"median of the rounds' ratios; target >= 0.9: no lock shared "
 		"between tasks)\n",
-		md ? "" : "signal1: ", x, b->tasks, y, b->tasks, r);
+		md ? "" : "signal1: ", SCALE_ROUNDS, x, tasks, y, tasks, r);
 }
 
 static void json_scaling(struct bench_json *w, const struct s1_priv *pv)
@@ -677,19 +720,22 @@ static void json_scaling(struct bench_json *w, const struct s1_priv *pv)
 	bench_json_str(w, "frame_mode", "block");
 	bench_json_str(w, "backend", "none");
 	bench_json_open(w, "runs", '[');
-	for (int i = 0; i < 2; i++) {
-		const struct s1_cfg *cf = &pv->scale[i];
+	for (int r = 0; r < SCALE_ROUNDS; r++) {
+		for (int i = 0; i < 2; i++) {
+			const struct s1_cfg *cf = &pv->scale[r][i];
 
-		bench_json_open(w, NULL, '{');
-		bench_json_uint(w, "tasks", cf->tasks);
-		bench_json_uint(w, "round_trips", cf->ops);
-		bench_json_num(w, "cpu_seconds", cf->cpu_s);
-		bench_json_num(w, "per_task_per_cpu_second", per_cpu_s(cf));
-		bench_json_close(w, '}');
+			bench_json_open(w, NULL, '{');
+			bench_json_uint(w, "round", (uint64_t)r);
+			bench_json_uint(w, "tasks", cf->tasks);
+			bench_json_uint(w, "round_trips", cf->ops);
+			bench_json_num(w, "cpu_seconds", cf->cpu_s);
+			bench_json_num(w, "per_task_per_cpu_second",
+				       per_cpu_s(cf));
+			bench_json_close(w, '}');
+		}
 	}
 	bench_json_close(w, ']');
-	bench_json_num(w, "ratio",
-		       per_cpu_s(&pv->scale[1]) / per_cpu_s(&pv->scale[0]));
+	bench_json_num(w, "ratio", scale_ratio(pv));
 	bench_json_close(w, '}');
 }
 

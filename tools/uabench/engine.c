@@ -207,7 +207,7 @@ static double quantile(const double *v, unsigned n, double q)
 	return s[k] + (pos - k) * (s[k + 1] - s[k]);
 }
 
-static double median(const double *v, unsigned n)
+double bench_median(const double *v, unsigned n)
 {
 	return quantile(v, n, 0.5);
 }
@@ -230,7 +230,7 @@ static double paired_ratio(const struct bench_meas *num,
 		*q1 = quantile(v, n, 0.25);
 	if (q3)
 		*q3 = quantile(v, n, 0.75);
-	return median(v, n);
+	return bench_median(v, n);
 }
 
 static double time_run(const struct bench_method *m, uint64_t n)
@@ -349,7 +349,7 @@ static void summarise(struct bench_case_res *res)
 			r->ns_med = r->ns_min = r->ns_max = r->ratio = NAN;
 			continue;
 		}
-		r->ns_med = median(r->ns, r->reps);
+		r->ns_med = bench_median(r->ns, r->reps);
 		r->ns_min = r->ns_max = r->ns[0];
 		for (unsigned k = 1; k < r->reps; k++) {
 			r->ns_min = fmin(r->ns_min, r->ns[k]);

@@ -309,6 +309,8 @@ int bench_run_case(struct bench_ctx *ctx, const struct bench_case *c,
 void bench_ratio_add(struct bench_doc *doc, int case_idx, const char *num,
 		     const char *den, const char *target_key,
 		     bool target_applies, const char *what);
+/* The median of v[0..n) (NAN when n is 0); n <= BENCH_MAX_REPS. */
+double bench_median(const double *v, unsigned n);
 void bench_ratio_set(struct bench_doc *doc, int case_idx, const char *num,
 		     const char *den, enum bench_ratio_kind kind, double value,
 		     const char *target_key, bool target_applies,
