@@ -351,6 +351,17 @@ static inline size_t ua__clear_user(void *to, size_t n)
 	return ua__clear_user_slow(to, n);
 }
 
+#if defined(__x86_64__)
+/* XCR0, the state components the OS enabled; only once CPUID says OSXSAVE. */
+static inline uint64_t ua__xgetbv0(void)
+{
+	uint32_t lo, hi;
+
+	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+	return ((uint64_t)hi << 32) | lo;
+}
+#endif
+
 #if defined(__x86_64__) && !UA_FORCE_GENERIC_ARCH
 /*
  * src/arch/x86_64/cpu.c: the stores ua__raw_clear uses, the widest that

@@ -41,13 +41,6 @@ struct ua_fpu_layout ua__fpu;
 static uint32_t comp_size[64];
 static bool comp_align64[64];
 
-static uint64_t xgetbv0(void)
-{
-	uint32_t lo, hi;
-
-	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return ((uint64_t)hi << 32) | lo;
-}
 
 static void detect(void)
 {
@@ -64,7 +57,7 @@ static void detect(void)
 	if (!(c & (1u << 27))) /* OSXSAVE */
 		return;
 	ua__fpu.xsave = true;
-	ua__fpu.xfeatures = xgetbv0() & ~(1ull << XFEATURE_XTILEDATA);
+	ua__fpu.xfeatures = ua__xgetbv0() & ~(1ull << XFEATURE_XTILEDATA);
 	ua__fpu.xstate_size = 576;
 	__cpuid_count(0xd, 1, a, b, c, d);
 	ua__fpu.xcomp = a & 2; /* XSAVEC: XRSTOR knows the compacted form */

@@ -687,7 +687,6 @@ bool ua__cpu_pkru_in_xstate(void)
 {
 #if defined(__x86_64__)
 	unsigned a, b, c, d;
-	uint32_t lo, hi;
 
 	if (__get_cpuid_max(0, NULL) < 7)
 		return false;
@@ -697,8 +696,7 @@ bool ua__cpu_pkru_in_xstate(void)
 	__cpuid(1, a, b, c, d);
 	if (!(c & (1u << 27))) /* OSXSAVE */
 		return false;
-	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return lo & (1u << 9);
+	return ua__xgetbv0() & (1u << 9);
 #else
 	return false;
 #endif

@@ -16,24 +16,16 @@
 /* UA_CLEAR_SSE until the constructor below has looked. */
 unsigned char ua__clear_vec;
 
-static uint32_t xcr0_low(void)
-{
-	uint32_t lo, hi;
-
-	asm volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-	return lo;
-}
-
 int ua__clear_vec_max(void)
 {
 	unsigned int a, b, c, d;
-	uint32_t xcr0;
+	uint64_t xcr0;
 
 	__cpuid(1, a, b, c, d);
 	/* OSXSAVE (XGETBV works) and AVX. */
 	if ((c & (3u << 27)) != (3u << 27))
 		return UA_CLEAR_SSE;
-	xcr0 = xcr0_low();
+	xcr0 = ua__xgetbv0();
 	if ((xcr0 & (XCR0_SSE | XCR0_AVX)) != (XCR0_SSE | XCR0_AVX))
 		return UA_CLEAR_SSE;
 	if (__get_cpuid_max(0, NULL) < 7)
