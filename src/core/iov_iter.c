@@ -126,15 +126,25 @@ void ua_iov_iter_release(struct ua_iov_iter *i)
 }
 
 /* Move the cursor by n bytes of the current segment. */
-static void step(struct ua_iov_iter *i, size_t n)
+/*
+ * Advance past n bytes, and past every segment that leaves used up.
+ * Each field is written once in the common case (still inside the
+ * segment): read() of /dev/zero steps one buffer per call.
+ */
+static inline void step(struct ua_iov_iter *i, size_t n)
 {
-	i->iov_offset += n;
+	size_t off = i->iov_offset + n;
+
 	i->count -= n;
-	while (i->nr_segs && i->iov_offset == i->iov->iov_len) {
+	if (!i->nr_segs || off != i->iov->iov_len) {
+		i->iov_offset = off;
+		return;
+	}
+	do {
 		i->iov++;
 		i->nr_segs--;
-		i->iov_offset = 0;
-	}
+	} while (i->nr_segs && !i->iov->iov_len);
+	i->iov_offset = 0;
 }
 
 enum op { OP_TO, OP_FROM, OP_ZERO };
@@ -201,21 +211,14 @@ size_t ua_iov_iter_zero(size_t bytes, struct ua_iov_iter *i)
 		return 0;
 	/*
 	 * One guest buffer left (read() of /dev/zero): no segment loop, and
-	 * the clear with its window inline; step() for one segment.
+	 * the clear with its window inline.
 	 */
 	if (i->type == UA_ITER_UVEC && i->nr_segs == 1) {
 		size_t n = bytes < i->count ? bytes : i->count;
 
 		n -= ua__clear_user((char *)i->iov->iov_base + i->iov_offset,
 				    n);
-		i->count -= n;
-		if (i->iov_offset + n == i->iov->iov_len) {
-			i->iov++;
-			i->nr_segs = 0;
-			i->iov_offset = 0;
-		} else {
-			i->iov_offset += n;
-		}
+		step(i, n);
 		return n;
 	}
 	return iterate(i, OP_ZERO, NULL, bytes);
