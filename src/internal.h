@@ -40,9 +40,10 @@ struct ua_space;
  * A body shared by a fast-path function and its full-path counterpart:
  * always inlined, so that a constant argument (block mode, say) leaves
  * in the fast copy only code that is fit for it; tools/check-fast-path
- * checks what remains.  GCC and Clang inline an always_inline function
- * whatever the caller's sanitizer attributes, and the full-path copy is
- * instrumented as its caller is.
+ * checks what remains.  GCC inlines an always_inline function whatever
+ * the caller's sanitizer attributes (the full-path copy is instrumented
+ * as its caller is); a compiler that kept an out-of-line copy instead
+ * would show in check-fast-path as calls the fast path may not make.
  */
 #define UA_FAST_INLINE static inline __attribute__((always_inline)) UA_FAST
 
