@@ -79,6 +79,8 @@ void ua__access_end_dbg(int kind, const char *file, int line)
 			ua_self.win_file ? ua_self.win_file : "?",
 			ua_self.win_line, kind_name(kind));
 	ua__protect_window_close(kind);
+	/* Lean windows do not store a file: none is left behind for them. */
+	ua_self.win_file = NULL;
 }
 
 void ua__window_check(const void *p, size_t n, int kind, const char *file,
