@@ -7,8 +7,10 @@
 #ifndef UACCESS_ITER_H
 #define UACCESS_ITER_H
 
+#include <limits.h>
 #include <sys/uio.h>
 
+#include <uaccess/access.h>
 #include <uaccess/compiler.h>
 
 UA_BEGIN_DECLS
@@ -17,6 +19,7 @@ UA_BEGIN_DECLS
 enum ua_iter_type {
 	UA_ITER_UVEC = 1, /* guest buffers */
 	UA_ITER_KVEC,     /* monitor buffers */
+	UA_ITER_UBUF,     /* one guest buffer (ua_iov_iter_ubuf()) */
 };
 
 /* Direction, as the kernel's ITER_SOURCE / ITER_DEST. */
@@ -33,8 +36,10 @@ enum ua_iter_type {
  * @type: UA_ITER_UVEC or UA_ITER_KVEC
  * @dir: UA_ITER_SOURCE or UA_ITER_DEST
  * @iov: the segments (a monitor-side copy for guest iovecs)
- * @nr_segs: segments left, starting at @iov
- * @iov_offset: bytes already consumed of @iov[0]
+ * @ubuf: UA_ITER_UBUF: the buffer, whose length is @iov_offset + @count
+ *	while @nr_segs is 1 (the kernel's ITER_UBUF)
+ * @nr_segs: segments left, starting at @iov (UA_ITER_UBUF: 1, then 0)
+ * @iov_offset: bytes already consumed of @iov[0] (or of @ubuf)
  * @count: bytes left in total
  * @alloc: heap copy of the segments, freed by ua_iov_iter_release()
  * @fast: inline storage for up to UA_IOV_FAST segments
@@ -42,7 +47,10 @@ enum ua_iter_type {
 struct ua_iov_iter {
 	enum ua_iter_type type;
 	int dir;
-	const struct iovec *iov;
+	union {
+		const struct iovec *iov;
+		void *ubuf;
+	};
 	unsigned long nr_segs;
 	size_t iov_offset;
 	size_t count;
@@ -71,6 +79,13 @@ UA_EXPORT long ua_import_iovec(struct ua_iov_iter *i, int dir,
 			       const struct iovec *uvec,
 			       unsigned long nr_segs);
 
+/*
+ * The out-of-line half of ua_iov_iter_ubuf(): the direction and the range
+ * check (the kernel's access_ok() in import_ubuf()), and with UA_DEBUG=1
+ * the reason for a refusal.  Return: 0, -EINVAL or -EFAULT.
+ */
+UA_EXPORT int ua__iov_iter_ubuf_check(int dir, const void *buf, size_t len);
+
 /**
  * ua_iov_iter_ubuf() - set up an iterator over one guest buffer
  * @i: the iterator
@@ -79,12 +94,35 @@ UA_EXPORT long ua_import_iovec(struct ua_iov_iter *i, int dir,
  * @len: its length, capped at SSIZE_MAX
  *
  * The kernel's import_ubuf(): no iovec array to read, only the range
- * check, so a read()/write() of one buffer costs no extra window.
+ * check, so a read()/write() of one buffer costs no extra window.  Inline,
+ * as the kernel's ITER_UBUF paths are, and with no pointer into itself:
+ * with ua_iov_iter_zero() on a local iterator, the compiler keeps the
+ * iterator in registers.  A refused buffer leaves an empty iterator.
  *
  * Return: 0, -EINVAL (bad direction) or -EFAULT (not inside the space).
  */
-UA_EXPORT int ua_iov_iter_ubuf(struct ua_iov_iter *i, int dir, void *buf,
-			       size_t len);
+static inline int ua_iov_iter_ubuf(struct ua_iov_iter *i, int dir, void *buf,
+				   size_t len)
+{
+	int err;
+
+	if (len > (size_t)SSIZE_MAX)
+		len = (size_t)SSIZE_MAX;
+	err = ua__iov_iter_ubuf_check(dir, buf, len);
+	i->type = UA_ITER_UBUF;
+	i->dir = dir;
+	i->ubuf = buf;
+	i->alloc = NULL;
+	i->iov_offset = 0;
+	if (ua_unlikely(err)) {
+		i->nr_segs = 0;
+		i->count = 0;
+		return err;
+	}
+	i->nr_segs = 1;
+	i->count = len;
+	return 0;
+}
 
 /**
  * ua_iov_iter_kvec() - set up an iterator over monitor buffers
@@ -129,14 +167,38 @@ UA_EXPORT size_t ua_copy_to_iter(const void *addr, size_t bytes,
 UA_EXPORT size_t ua_copy_from_iter(void *addr, size_t bytes,
 				   struct ua_iov_iter *i);
 
+/* The out-of-line half of ua_iov_iter_zero(): every other iterator. */
+UA_EXPORT size_t ua__iov_iter_zero(size_t bytes, struct ua_iov_iter *i);
+
 /**
  * ua_iov_iter_zero() - zero bytes of the iterator's buffers
  * @bytes: bytes to zero
  * @i: a UA_ITER_DEST iterator
  *
- * Return: bytes zeroed.
+ * A one-buffer iterator (a read() of /dev/zero) is zeroed inline with one
+ * ua_clear_user(); anything else goes out of line.
+ *
+ * Return: bytes zeroed; less than @bytes when the iterator runs out or a
+ * guest buffer faults (the iterator then stands at the fault).
  */
-UA_EXPORT size_t ua_iov_iter_zero(size_t bytes, struct ua_iov_iter *i);
+static inline size_t ua_iov_iter_zero(size_t bytes, struct ua_iov_iter *i)
+{
+	size_t n;
+
+	if (!(i->type == UA_ITER_UBUF && i->nr_segs == 1 &&
+	      i->dir == UA_ITER_DEST))
+		return ua__iov_iter_zero(bytes, i);
+	n = bytes < i->count ? bytes : i->count;
+	n -= ua_clear_user((char *)i->ubuf + i->iov_offset, n);
+	i->count -= n;
+	i->iov_offset += n;
+	/* Used up: no segment left, as the out-of-line step() leaves it. */
+	if (!i->count) {
+		i->nr_segs = 0;
+		i->iov_offset = 0;
+	}
+	return n;
+}
 
 /**
  * ua_iov_iter_advance() - skip bytes without touching them

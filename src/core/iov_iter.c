@@ -76,34 +76,18 @@ efault:
 	return -EFAULT;
 }
 
-/* ua_iov_iter_ubuf()'s refusals, out of its way: an empty iterator. */
-static __attribute__((noinline)) int ubuf_refuse(struct ua_iov_iter *i,
-						 int dir, void *buf,
-						 size_t len)
-{
-	iter_setup(i, UA_ITER_UVEC, dir, i->fast, 0, 0);
-	if (dir != UA_ITER_SOURCE && dir != UA_ITER_DEST)
-		return -EINVAL;
-	ua__debug_refused(dir == UA_ITER_SOURCE ? UA_WIN_READ : UA_WIN_WRITE,
-			  buf, len);
-	return -EFAULT;
-}
-
-/* One check, then each field written once: read() sets one up per call. */
-int ua_iov_iter_ubuf(struct ua_iov_iter *i, int dir, void *buf, size_t len)
+/* ua_iov_iter_ubuf() (include/uaccess/iter.h) is inline up to this. */
+int ua__iov_iter_ubuf_check(int dir, const void *buf, size_t len)
 {
 	const struct ua_space *sp = ua_self.cur;
 
-	i->alloc = NULL;
-	if (len > (size_t)SSIZE_MAX)
-		len = (size_t)SSIZE_MAX;
-	if (ua_unlikely((dir != UA_ITER_SOURCE && dir != UA_ITER_DEST) ||
-			!sp || !ua__space_has(sp, buf, len)))
-		return ubuf_refuse(i, dir, buf, len);
-	i->fast[0].iov_base = buf;
-	i->fast[0].iov_len = len;
-	iter_setup(i, UA_ITER_UVEC, dir, i->fast, 1, len);
-	return 0;
+	if (dir != UA_ITER_SOURCE && dir != UA_ITER_DEST)
+		return -EINVAL;
+	if (ua_likely(sp && ua__space_has(sp, buf, len)))
+		return 0;
+	ua__debug_refused(dir == UA_ITER_SOURCE ? UA_WIN_READ : UA_WIN_WRITE,
+			  buf, len);
+	return -EFAULT;
 }
 
 void ua_iov_iter_kvec(struct ua_iov_iter *i, int dir, const struct iovec *kvec,
@@ -147,6 +131,24 @@ static inline void step(struct ua_iov_iter *i, size_t n)
 	i->iov_offset = 0;
 }
 
+/*
+ * The out-of-line code walks segments only: a one-buffer iterator becomes
+ * the one-segment iterator it stands for, kept in the iterator itself.
+ * Its length is what is consumed plus what is left (the buffer stays one
+ * segment until used up, and used up it has no segment left).
+ */
+static void ubuf_to_segment(struct ua_iov_iter *i)
+{
+	void *buf = i->ubuf;
+
+	if (i->type != UA_ITER_UBUF)
+		return;
+	i->fast[0].iov_base = buf;
+	i->fast[0].iov_len = i->iov_offset + i->count;
+	i->iov = i->fast;
+	i->type = UA_ITER_UVEC;
+}
+
 enum op { OP_TO, OP_FROM, OP_ZERO };
 
 /* One segment piece; returns the bytes done (short on a guest fault). */
@@ -175,6 +177,7 @@ static size_t iterate(struct ua_iov_iter *i, enum op op, char *buf,
 {
 	size_t done = 0;
 
+	ubuf_to_segment(i);
 	if (bytes > i->count)
 		bytes = i->count;
 	while (done < bytes && i->nr_segs) {
@@ -205,27 +208,17 @@ size_t ua_copy_from_iter(void *addr, size_t bytes, struct ua_iov_iter *i)
 	return iterate(i, OP_FROM, addr, bytes);
 }
 
-size_t ua_iov_iter_zero(size_t bytes, struct ua_iov_iter *i)
+/* ua_iov_iter_zero() takes one guest buffer inline; the rest is here. */
+size_t ua__iov_iter_zero(size_t bytes, struct ua_iov_iter *i)
 {
 	if (i->dir != UA_ITER_DEST)
 		return 0;
-	/*
-	 * One guest buffer left (read() of /dev/zero): no segment loop, and
-	 * the clear with its window inline.
-	 */
-	if (i->type == UA_ITER_UVEC && i->nr_segs == 1) {
-		size_t n = bytes < i->count ? bytes : i->count;
-
-		n -= ua__clear_user((char *)i->iov->iov_base + i->iov_offset,
-				    n);
-		step(i, n);
-		return n;
-	}
 	return iterate(i, OP_ZERO, NULL, bytes);
 }
 
 void ua_iov_iter_advance(struct ua_iov_iter *i, size_t bytes)
 {
+	ubuf_to_segment(i);
 	if (bytes > i->count)
 		bytes = i->count;
 	while (bytes && i->nr_segs) {

@@ -498,6 +498,74 @@ Test(iter, ubuf_zero_copy_and_fault)
 	cr_assert_eq(ua_copy_from_iter(back, 64, &it), 64);
 }
 
+/*
+ * A one-buffer iterator is zeroed inline (it stays UA_ITER_UBUF); the
+ * out-of-line calls turn it into its one segment, at the same place.
+ */
+Test(iter, ubuf_inline_then_out_of_line)
+{
+	struct ua_iov_iter it;
+	unsigned char pat[30], back[100], want[100];
+
+	t_fill(env.buf, CANARY, 100);
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_DEST, env.buf, 100), 0);
+	cr_assert_eq(it.type, UA_ITER_UBUF);
+	cr_assert_eq(it.nr_segs, 1);
+	cr_assert_eq(ua_iov_iter_zero(40, &it), 40);
+	cr_assert_eq(it.type, UA_ITER_UBUF);
+	cr_assert_eq(it.iov_offset, 40);
+	cr_assert_eq(ua_iov_iter_count(&it), 60);
+
+	t_pat_fill(pat, sizeof(pat), 5);
+	cr_assert_eq(ua_copy_to_iter(pat, sizeof(pat), &it), 30);
+	cr_assert_eq(it.type, UA_ITER_UVEC);
+	cr_assert_eq(it.iov, it.fast);
+	cr_assert_eq(it.fast[0].iov_base, env.buf);
+	cr_assert_eq(it.fast[0].iov_len, 100);
+	assert_at(&it, it.fast, 0, 70, 30);
+	memset(want, 0, 40);
+	memcpy(want + 40, pat, 30);
+	memset(want + 70, CANARY, 30);
+	t_peek(back, env.buf, 100);
+	cr_assert_eq(memcmp(back, want, 100), 0);
+
+	ua_iov_iter_advance(&it, 30);
+	cr_assert_eq(ua_iov_iter_count(&it), 0);
+	cr_assert_eq(it.nr_segs, 0);
+	cr_assert_eq(ua_iov_iter_zero(10, &it), 0);
+}
+
+/* Used up inline: no segment left; a fault leaves it at the fault. */
+Test(iter, ubuf_zero_used_up_and_fault)
+{
+	struct ua_iov_iter it;
+
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_DEST, env.buf, 64), 0);
+	cr_assert_eq(ua_iov_iter_zero(100, &it), 64);
+	cr_assert_eq(it.nr_segs, 0);
+	cr_assert_eq(it.iov_offset, 0);
+	cr_assert_eq(ua_iov_iter_count(&it), 0);
+	cr_assert_eq(ua_iov_iter_zero(100, &it), 0);
+
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_DEST, env.hole - 10, 64), 0);
+	cr_assert_eq(ua_iov_iter_zero(64, &it), 10);
+	cr_assert_eq(it.nr_segs, 1);
+	cr_assert_eq(it.iov_offset, 10);
+	cr_assert_eq(ua_iov_iter_count(&it), 54);
+	cr_assert_eq(ua_iov_iter_zero(64, &it), 0);
+	cr_assert_eq(ua_iov_iter_count(&it), 54);
+
+	/* A zero-length buffer is used up by its first zero. */
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_DEST, env.buf, 0), 0);
+	cr_assert_eq(ua_iov_iter_zero(8, &it), 0);
+	cr_assert_eq(it.nr_segs, 0);
+
+	/* A source iterator is not zeroed. */
+	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_SOURCE, env.buf, 64), 0);
+	cr_assert_eq(ua_iov_iter_zero(8, &it), 0);
+	cr_assert_eq(ua_iov_iter_count(&it), 64);
+}
+
 Test(iter, ubuf_bad_arguments)
 {
 	struct ua_iov_iter it;
