@@ -198,7 +198,7 @@ class Json(unittest.TestCase):
         want = (["host"] + ["per_access_" + b for b in bes] +
                 ["block_" + b for b in bes])
         self.assertEqual(names, want)
-        case, sc = doc["cases"]
+        case, sc, _ = doc["cases"]
         self.assertEqual([m["method"] for m in case["methods"]], want)
         self.check_scaling(doc, sc, threads)
         per_access = set()
@@ -222,9 +222,10 @@ class Json(unittest.TestCase):
             self.assertGreater(c["round_trips"], 0)
         # Per-access frames make the same switches under every backend.
         self.assertEqual(len(per_access), 1)
-        (t,) = doc["targets"]
-        self.assertEqual(t["key"], "signal1_scaling")
-        self.assertIn(t["status"], ("met", "not met"))
+        self.assertEqual([t["key"] for t in doc["targets"]],
+                         ["signal1_scaling", "signal1_scaling_control"])
+        for t in doc["targets"]:
+            self.assertIn(t["status"], ("met", "not met"))
 
     def check_scaling(self, doc, sc, threads):
         """One task, then -t tasks (2 for -t 1), per task-thread CPU-s,
@@ -261,6 +262,36 @@ class Json(unittest.TestCase):
         self.assertEqual(r["kind"], "speed")
         self.assertAlmostEqual(r["value"] / s["ratio"], 1, places=4)
         self.assertIn("thread-CPU-s", r["what"])
+        self.assertIn(r["status"], ("met", "not met"))
+        # The control: the same rounds, its ratio, and the engine's over it.
+        self.assertEqual([(x["round"], x["tasks"]) for x in s["control_runs"]],
+                         [(k // 2, [1, many][k % 2])
+                          for k in range(2 * rounds)])
+        crate = []
+        for x in s["control_runs"]:
+            self.assertGreater(x["round_trips"], 0)
+            self.assertGreater(x["cpu_seconds"], 0)
+            crate.append(x["per_task_per_cpu_second"])
+
+        def median(v):
+            v = sorted(v)
+            return (v[(rounds - 1) // 2] + v[rounds // 2]) / 2
+
+        eng = [rate[2 * k + 1] / rate[2 * k] for k in range(rounds)]
+        ctl = [crate[2 * k + 1] / crate[2 * k] for k in range(rounds)]
+        self.assertAlmostEqual(s["control_ratio"] / median(ctl), 1, places=4)
+        self.assertAlmostEqual(
+            s["ratio_over_control"] /
+            median([e / c for e, c in zip(eng, ctl)]), 1, places=4)
+        cc = [c for c in doc["cases"]
+              if c["group"] == "signal1_scaling_control"]
+        self.assertEqual(len(cc), 1)
+        self.assertEqual([m["method"] for m in cc[0]["methods"]], names)
+        (r,) = [r for r in doc["ratios"]
+                if r["target"] == "signal1_scaling_control"]
+        self.assertEqual((r["method"], r["reference"]), tuple(reversed(names)))
+        self.assertAlmostEqual(r["value"] / s["ratio_over_control"], 1,
+                               places=4)
         self.assertIn(r["status"], ("met", "not met"))
 
     def test_raise(self):
@@ -767,7 +798,7 @@ class Report(unittest.TestCase):
             self.assertEqual(st["sig_switches_per_access"], "reported")
             for k in ("sig_vs_host", "null_syscall_vs_getppid",
                       "nofault_vs_pvr", "fault_vs_host", "async_p99",
-                      "signal1_scaling"):
+                      "signal1_scaling", "signal1_scaling_control"):
                 self.assertIn(st[k], ("met", "not met"))
             self.assertIn(st["pkey_wrpkru"], ("reported", "skipped"))
             with open(os.path.join(out, "summary.md")) as f:

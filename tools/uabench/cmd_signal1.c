@@ -25,6 +25,12 @@
  * CPU-second of the task threads, many tasks over one.  A lock shared by
  * the tasks shows as lost throughput per CPU-second (contended cache
  * lines, futex calls); wall time cannot tell that from a busy VM's steal.
+ * CPU time cannot tell it from the hardware, though: two vCPUs that are
+ * sibling threads of one core, or a host that slows both when both run,
+ * cost each task throughput whatever the code does.  So each round also
+ * runs a control, a loop of thread-private work that shares nothing,
+ * with one and with -t threads bound the same way, and the scaling is
+ * also given over the control's: what is left is the code's own.
  */
 #include <errno.h>
 #include <math.h>
@@ -69,6 +75,7 @@ struct s1_cfg {
 	double cpu_s;	    /* CPU time of all tasks over the measurement */
 	struct ua_stats st; /* over COUNT_RAISES round trips (task 0) */
 	unsigned tasks;	    /* 0: the run's -t */
+	bool control;	    /* the scaling control loop, not signals */
 };
 
 /*
@@ -77,6 +84,8 @@ struct s1_cfg {
  * a noisy machine does not decide the target.
  */
 #define SCALE_ROUNDS 5
+/* A scaling round: engine one task, many; the control one, many. */
+enum { SC_ONE, SC_MANY, SC_CTL_ONE, SC_CTL_MANY, SC_N };
 
 struct s1_priv {
 	unsigned threads;
@@ -85,7 +94,7 @@ struct s1_priv {
 	struct s1_cfg cfg[MAX_CFG];
 	int ncfg, case_idx;
 	/* block none: one task, then many, in alternating rounds */
-	struct s1_cfg scale[SCALE_ROUNDS][2];
+	struct s1_cfg scale[SCALE_ROUNDS][SC_N];
 };
 
 /* What the tasks of one run share. */
@@ -161,6 +170,30 @@ static void host_loop(struct s1_worker *w)
 	}
 }
 
+/*
+ * The scaling control: a round trip's kind of work without the engine, a
+ * frame-sized buffer of the thread's own written and read back, counted
+ * like a round trip.  Nothing is shared but what the tasks share anyway
+ * (the stop flag, read-only, and each one's own counter line).
+ */
+static void control_loop(struct s1_worker *w)
+{
+	_Atomic uint64_t *c = &w->sh->counters[w->idx].n;
+	uint64_t frame[128], sum = 0;
+
+	w->arrived = true;
+	pthread_barrier_wait(&w->sh->start);
+	while (!atomic_load_explicit(&w->sh->stop, memory_order_relaxed)) {
+		for (unsigned k = 0; k < 128; k++)
+			frame[k] = sum + k;
+		asm volatile("" : : "r"(frame) : "memory");
+		for (unsigned k = 0; k < 128; k++)
+			sum += frame[k];
+		count_one(c);
+	}
+	bench_opaque(sum);
+}
+
 /* Guest code: the handler, the exact count, then the loop. */
 static void guest_main(void *p)
 {
@@ -225,7 +258,9 @@ static void *worker(void *p)
 {
 	struct s1_worker *w = p;
 
-	if (w->sh->cfg->host)
+	if (w->sh->cfg->control)
+		control_loop(w);
+	else if (w->sh->cfg->host)
 		host_loop(w);
 	else
 		engine_task(w);
@@ -611,15 +646,20 @@ static double per_cpu_s(const struct s1_cfg *cf)
 
 static void run_scaling(struct bench_ctx *ctx, struct s1_priv *pv)
 {
+	unsigned many = pv->threads > 1 ? pv->threads : 2;
+
 	for (int r = 0; r < SCALE_ROUNDS; r++) {
-		for (int i = 0; i < 2; i++) {
+		for (int i = 0; i < SC_N; i++) {
 			struct s1_cfg *cf = &pv->scale[r][i];
+			bool ctl = i >= SC_CTL_ONE;
 
 			cf->mode = UA_FRAME_BLOCK;
 			cf->p = UA_PROTECT_NONE;
-			cf->tasks = i ? (pv->threads > 1 ? pv->threads : 2) : 1;
-			snprintf(cf->name, sizeof(cf->name), "%u_task%s",
-				 cf->tasks, cf->tasks == 1 ? "" : "s");
+			cf->control = ctl;
+			cf->tasks = i == SC_ONE || i == SC_CTL_ONE ? 1 : many;
+			snprintf(cf->name, sizeof(cf->name), "%s%u_task%s",
+				 ctl ? "control_" : "", cf->tasks,
+				 cf->tasks == 1 ? "" : "s");
 			run_cfg(ctx, pv, cf);
 		}
 	}
@@ -636,34 +676,72 @@ static double scale_median(const struct s1_priv *pv, int i)
 	return bench_median(v, SCALE_ROUNDS);
 }
 
-/* Many / one: the median of the rounds' ratios (the ratio table's). */
-static double scale_ratio(const struct s1_priv *pv)
+/* Many / one in round r: the engine's, or the control's. */
+static double round_scaling(const struct s1_priv *pv, int r, bool ctl)
+{
+	const struct s1_cfg *c = pv->scale[r];
+
+	return ctl ? per_cpu_s(&c[SC_CTL_MANY]) / per_cpu_s(&c[SC_CTL_ONE]) :
+		     per_cpu_s(&c[SC_MANY]) / per_cpu_s(&c[SC_ONE]);
+}
+
+/*
+ * The median of the rounds' ratios (the ratio table's): many / one, of
+ * the engine or of the control, or the engine's over the control's.
+ */
+enum scale_of { SCALE_ENGINE, SCALE_CONTROL, SCALE_OVER_CONTROL };
+
+static double scale_ratio(const struct s1_priv *pv, enum scale_of of)
 {
 	double v[SCALE_ROUNDS];
 
-	for (int r = 0; r < SCALE_ROUNDS; r++)
-		v[r] = per_cpu_s(&pv->scale[r][1]) /
-		       per_cpu_s(&pv->scale[r][0]);
+	for (int r = 0; r < SCALE_ROUNDS; r++) {
+		v[r] = round_scaling(pv, r, of == SCALE_CONTROL);
+		if (of == SCALE_OVER_CONTROL)
+			v[r] /= round_scaling(pv, r, true);
+	}
 	return bench_median(v, SCALE_ROUNDS);
 }
 
 /*
- * A case of its own: ns of task CPU time per round trip, per task, one
- * repetition per round, and the paired ratio of the rounds.
+ * Task CPU time per round trip of side i (SC_ONE, SC_MANY) in round r;
+ * over_control: times the control's one-thread time over its own on side
+ * i's threads, the hardware's slowdown of that side taken out (1 for the
+ * one-task side).
  */
-static void add_scaling(struct s1_priv *pv, struct bench_doc *doc)
+static double scale_ns(const struct s1_priv *pv, int r, int i,
+		       bool over_control)
+{
+	const struct s1_cfg *c = pv->scale[r];
+	double ns = 1e9 / per_cpu_s(&c[i]);
+
+	if (over_control && i == SC_MANY)
+		ns *= per_cpu_s(&c[SC_CTL_MANY]) / per_cpu_s(&c[SC_CTL_ONE]);
+	return ns;
+}
+
+/*
+ * A case of its own: ns of task CPU time per round trip, per task, one
+ * repetition per round, and the paired ratio of the rounds; over_control,
+ * the same with each round's many-task side corrected by the control.
+ */
+static void add_scaling_case(struct s1_priv *pv, struct bench_doc *doc,
+			     bool over_control)
 {
 	struct bench_case_res *res = bench_case_add(doc);
 	int idx = doc->ncases - 1;
+	const struct s1_cfg *one = &pv->scale[0][SC_ONE],
+			    *many = &pv->scale[0][SC_MANY];
 	char what[160];
 
-	snprintf(res->group, sizeof(res->group), "signal1_scaling");
+	snprintf(res->group, sizeof(res->group), "%s",
+		 over_control ? "signal1_scaling_control" : "signal1_scaling");
 	snprintf(res->backend, sizeof(res->backend), "none");
 	snprintf(res->label, sizeof(res->label), "block");
 	res->nmeth = 2;
 	res->ref = 0;
 	for (int i = 0; i < 2; i++) {
-		const struct s1_cfg *cf = &pv->scale[0][i];
+		const struct s1_cfg *cf = i ? many : one;
 		struct bench_meas *m = &res->m[i];
 		double lo = INFINITY, hi = 0;
 
@@ -671,7 +749,7 @@ static void add_scaling(struct s1_priv *pv, struct bench_doc *doc)
 		m->reps = SCALE_ROUNDS;
 		m->ops = cf->ops;
 		for (int r = 0; r < SCALE_ROUNDS; r++) {
-			m->ns[r] = 1e9 / per_cpu_s(&pv->scale[r][i]);
+			m->ns[r] = scale_ns(pv, r, i, over_control);
 			lo = fmin(lo, m->ns[r]);
 			hi = fmax(hi, m->ns[r]);
 		}
@@ -686,42 +764,64 @@ static void add_scaling(struct s1_priv *pv, struct bench_doc *doc)
 	}
 	res->m[0].ratio = 1;
 	res->m[1].ratio = res->m[0].ns_med / res->m[1].ns_med;
-	snprintf(what, sizeof(what),
-		 "signal1 per task per thread-CPU-s, %u tasks / 1 (block none)",
-		 pv->scale[0][1].tasks);
-	bench_ratio_add(doc, idx, pv->scale[0][1].name, pv->scale[0][0].name,
-			"signal1_scaling", true, what);
+	if (over_control)
+		snprintf(what, sizeof(what),
+			 "signal1 %u tasks / 1, over a control loop's %u / 1 "
+			 "(block none)",
+			 many->tasks, many->tasks);
+	else
+		snprintf(what, sizeof(what),
+			 "signal1 per task per thread-CPU-s, %u tasks / 1 "
+			 "(block none)",
+			 many->tasks);
+	bench_ratio_add(doc, idx, many->name, one->name,
+			over_control ? "signal1_scaling_control" :
+				       "signal1_scaling",
+			true, what);
+}
+
+static void add_scaling(struct s1_priv *pv, struct bench_doc *doc)
+{
+	add_scaling_case(pv, doc, false);
+	add_scaling_case(pv, doc, true);
 }
 
 static void print_scaling(FILE *f, const struct s1_priv *pv, bool md)
 {
-	double a = scale_median(pv, 0), b = scale_median(pv, 1);
-	unsigned tasks = pv->scale[0][1].tasks;
-	char x[32], y[32], r[32];
+	double a = scale_median(pv, SC_ONE), b = scale_median(pv, SC_MANY);
+	double ca = scale_median(pv, SC_CTL_ONE),
+	       cb = scale_median(pv, SC_CTL_MANY);
+	unsigned tasks = pv->scale[0][SC_MANY].tasks;
+	char x[32], y[32], r[32], cx[32], cy[32], cr[32], o[32];
 
 	bench_fmt_thousands(x, sizeof(x), a);
 	bench_fmt_thousands(y, sizeof(y), b);
-	bench_fmt_ratio(r, sizeof(r), scale_ratio(pv));
+	bench_fmt_thousands(cx, sizeof(cx), ca);
+	bench_fmt_thousands(cy, sizeof(cy), cb);
+	bench_fmt_ratio(r, sizeof(r), scale_ratio(pv, SCALE_ENGINE));
+	bench_fmt_ratio(cr, sizeof(cr), scale_ratio(pv, SCALE_CONTROL));
+	bench_fmt_ratio(o, sizeof(o), scale_ratio(pv, SCALE_OVER_CONTROL));
 	fprintf(f,
 		"\n%sscaling, engine block none: round trips per task per "
 		"CPU-second of the task\nthreads (CLOCK_THREAD_CPUTIME_ID of "
 		"each task thread, not wall time), medians of\n%d alternating "
 		"rounds: 1 task %s, %u tasks %s; %u tasks / 1 task = %s\n(the "
 		"median of the rounds' ratios; target >= 0.9: no lock shared "
-		"between tasks)\n",
-		md ? "" : "signal1: ", SCALE_ROUNDS, x, tasks, y, tasks, r);
+		"between tasks)\n"
+		"control (thread-private work, nothing shared, the same CPUs): "
+		"1 thread %s,\n%u threads %s per CPU-second; %u / 1 = %s; the "
+		"engine's scaling over the\ncontrol's = %s (the median of the "
+		"rounds'; target >= 0.9)\n",
+		md ? "" : "signal1: ", SCALE_ROUNDS, x, tasks, y, tasks, r, cx,
+		tasks, cy, tasks, cr, o);
 }
 
-static void json_scaling(struct bench_json *w, const struct s1_priv *pv)
+static void json_runs(struct bench_json *w, const struct s1_priv *pv,
+		      const char *key, int one, int many)
 {
-	bench_json_open(w, "scaling", '{');
-	bench_json_str(w, "clock",
-		       "CLOCK_THREAD_CPUTIME_ID of each task thread");
-	bench_json_str(w, "frame_mode", "block");
-	bench_json_str(w, "backend", "none");
-	bench_json_open(w, "runs", '[');
+	bench_json_open(w, key, '[');
 	for (int r = 0; r < SCALE_ROUNDS; r++) {
-		for (int i = 0; i < 2; i++) {
+		for (int i = one; i <= many; i++) {
 			const struct s1_cfg *cf = &pv->scale[r][i];
 
 			bench_json_open(w, NULL, '{');
@@ -735,7 +835,21 @@ static void json_scaling(struct bench_json *w, const struct s1_priv *pv)
 		}
 	}
 	bench_json_close(w, ']');
-	bench_json_num(w, "ratio", scale_ratio(pv));
+}
+
+static void json_scaling(struct bench_json *w, const struct s1_priv *pv)
+{
+	bench_json_open(w, "scaling", '{');
+	bench_json_str(w, "clock",
+		       "CLOCK_THREAD_CPUTIME_ID of each task thread");
+	bench_json_str(w, "frame_mode", "block");
+	bench_json_str(w, "backend", "none");
+	json_runs(w, pv, "runs", SC_ONE, SC_MANY);
+	bench_json_num(w, "ratio", scale_ratio(pv, SCALE_ENGINE));
+	json_runs(w, pv, "control_runs", SC_CTL_ONE, SC_CTL_MANY);
+	bench_json_num(w, "control_ratio", scale_ratio(pv, SCALE_CONTROL));
+	bench_json_num(w, "ratio_over_control",
+		       scale_ratio(pv, SCALE_OVER_CONTROL));
 	bench_json_close(w, '}');
 }
 
