@@ -6,6 +6,7 @@
  * and a third thread that keeps sending to both tasks from the monitor
  * side while they run.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -40,6 +41,11 @@ struct worker {
 	int status;
 	/* Written by the task's guest code and its handlers. */
 	long handled, raised, queued_seen, value_sum, bad;
+	/* The first failed raise: its errno and iteration, for the report. */
+	int raise_errno;
+	long raise_at;
+	/* The first bad frame: its si_code and si_pid. */
+	int bad_code, bad_pid;
 };
 
 static _Thread_local struct worker *me;
@@ -52,8 +58,13 @@ static void h_count(int sig, siginfo_t *si, void *ucv)
 		me->handled++;
 		/* The frame is the one this signal got. */
 		if (si->si_code != SI_TKILL || si->si_pid != getpid() ||
-		    (t_sigset64(&uc->uc_sigmask) & BIT(SIGUSR1)))
+		    (t_sigset64(&uc->uc_sigmask) & BIT(SIGUSR1))) {
+			if (!me->bad) {
+				me->bad_code = si->si_code;
+				me->bad_pid = si->si_pid;
+			}
 			me->bad++;
+		}
 	} else {
 		me->queued_seen++;
 		me->value_sum += si->si_value.sival_int;
@@ -72,8 +83,13 @@ static void guest(void *arg)
 	ua_sys_sigaction(40, &sa, NULL);
 	atomic_fetch_add(&ready, 1);
 	for (long i = 0; i < nsig; i++) {
-		if (ua_sys_raise(SIGUSR1))
+		if (ua_sys_raise(SIGUSR1)) {
+			if (!me->raise_errno) {
+				me->raise_errno = errno;
+				me->raise_at = i;
+			}
 			me->bad++;
+		}
 		me->raised++;
 	}
 }
@@ -148,7 +164,11 @@ static void run_pair(bool shared, bool sender, long count)
 		cr_expect_eq(w[i].raised, nsig);
 		cr_expect_eq(w[i].handled, nsig, "task %d: %ld", i,
 			     w[i].handled);
-		cr_expect_eq(w[i].bad, 0);
+		cr_expect_eq(w[i].bad, 0,
+			     "task %d: %ld bad; first failed raise: errno %d "
+			     "at %ld; first bad frame: si_code %d si_pid %d",
+			     i, w[i].bad, w[i].raise_errno, w[i].raise_at,
+			     w[i].bad_code, w[i].bad_pid);
 		cr_expect_eq(w[i].value_sum, w[i].queued_seen);
 	}
 	if (sender)
