@@ -19,9 +19,10 @@
  *   the task's regs already hold the whole guest state; abandon the exit
  *   and run the exit work again, so a signal queued after the exit-work
  *   check is not left until the next syscall;
- * - any other monitor code: mark the task (irq_pending); the exit code
- *   checks the mark after its last C code, and a syscall's exit checks
- *   for pending signals anyway.
+ * - any other monitor code, ua__syscall's entry on the guest's stack
+ *   included: mark the task (irq_pending); the exit code checks the mark
+ *   after its last C code, and a syscall's exit checks for pending
+ *   signals anyway.
  */
 #include <errno.h>
 #include <signal.h>
@@ -57,26 +58,47 @@ static void capture_exit(struct ua_task *t, const ucontext_t *uc)
 	t->full_ctx = true;
 }
 
+/*
+ * Where an interrupt found the thread, as the kernel's user_mode(regs)
+ * decides: the exit code after its last C code, guest code, or the
+ * monitor's code (anything else).
+ */
+int ua__irq_at(const struct ua_task *t, const ucontext_t *uc)
+{
+	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	if (ua_self.guest_space == t->sp && ua__in_exit_code(pc))
+		return UA_IRQ_EXIT;
+	/*
+	 * ua__syscall's entry, still on the guest's stack, is the monitor's
+	 * code: the syscall's exit delivers, as it does after any syscall.
+	 */
+	if (pc >= (uintptr_t)ua__syscall_entry &&
+	    pc < (uintptr_t)ua__syscall_on_monitor)
+		return UA_IRQ_MONITOR;
+	return ua__guest_context(uc) ? UA_IRQ_GUEST : UA_IRQ_MONITOR;
+}
+
 static __attribute__((noinline)) void irq_body(ucontext_t *uc)
 {
 	struct ua_task *t = ua__cur_task;
-	uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 
 	if (!t)
 		return;
 	/* Before looking: a signal queued from now on sends a new kick. */
 	__atomic_store_n(&t->kick_sent, 0, __ATOMIC_SEQ_CST);
-	if (ua_self.guest_space == t->sp && ua__in_exit_code(pc)) {
+	switch (ua__irq_at(t, uc)) {
+	case UA_IRQ_EXIT:
 		capture_exit(t, uc);
 		ua__redirect_to_monitor(t, uc, ua__guest_irq_entry, NULL);
 		return;
-	}
-	if (ua__guest_context(uc)) {
+	case UA_IRQ_GUEST:
 		ua__capture_guest(t, uc);
 		ua__redirect_to_monitor(t, uc, ua__guest_irq_entry, NULL);
 		return;
+	default:
+		t->irq_pending = 1;
 	}
-	t->irq_pending = 1;
 }
 
 /*

@@ -343,6 +343,15 @@ UA_HIDDEN _Noreturn void ua__handler_to_monitor(struct ua_task *t,
 						void (*entry)(void),
 						const void *arg,
 						const sigset_t *mask);
+/*
+ * ua__syscall's entry before its move to the monitor stack: not guest
+ * code for an interrupt, though it runs on the guest's stack (entry.S).
+ */
+extern UA_HIDDEN const char ua__syscall_entry[] __asm__("ua__syscall");
+extern UA_HIDDEN const char ua__syscall_on_monitor[];
+/* irq.c: where an interrupt found the thread (a test looks too). */
+enum { UA_IRQ_MONITOR, UA_IRQ_EXIT, UA_IRQ_GUEST };
+UA_HIDDEN int ua__irq_at(const struct ua_task *t, const ucontext_t *uc);
 /* The exit code after its last C code, where an interrupt abandons it. */
 extern UA_HIDDEN const char ua__exit_fast_begin[], ua__exit_fast_end[];
 extern UA_HIDDEN const char ua__exit_full_begin[], ua__exit_full_end[];

@@ -4,7 +4,8 @@
  * signals, at the same time (the issue's acceptance; run under ASan and
  * UBSan by `make test-asan`).  Then the same with both tasks in one space,
  * and a third thread that keeps sending to both tasks from the monitor
- * side while they run.
+ * side while they run.  Last, one task making syscalls back to back
+ * while another thread keeps interrupting it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -46,6 +47,7 @@ struct worker {
 	long raise_at;
 	/* The first bad frame: its si_code and si_pid. */
 	int bad_code, bad_pid;
+	pid_t tid; /* the task's id, for a task that checks gettid */
 };
 
 static _Thread_local struct worker *me;
@@ -193,4 +195,139 @@ Test(sig_threads, two_threads_own_spaces)
 Test(sig_threads, two_threads_one_space_and_a_sender)
 {
 	run_pair(true, true, nsig_per_task() / 10);
+}
+
+/*
+ * A task that does nothing but syscalls, interrupted all along by a
+ * sender on another thread: every interrupt lands somewhere in the
+ * syscall path, some of them in ua__syscall's entry while it still runs
+ * on the guest's stack (entry.S).  Delivering there once made a syscall
+ * run with the number rt_sigreturn left (ENOSYS) or return to a wrong
+ * place (SIGILL); every call must give its exact result.  A race test:
+ * without that fix it failed about one run in ten here, not every run.
+ */
+static atomic_int busy_done;
+
+static void busy_guest(void *arg)
+{
+	struct sigaction sa;
+	pid_t pid = getpid();
+
+	me = arg;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = t_tramp;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	ua_sys_sigaction(40, &sa, NULL);
+	atomic_fetch_add(&ready, 1);
+	while (!atomic_load(&busy_done)) {
+		if (ua_sys_getpid() != pid || ua_sys_gettid() != me->tid) {
+			if (!me->raise_errno) {
+				me->raise_errno = errno;
+				me->raise_at = me->raised;
+			}
+			me->bad++;
+		}
+		me->raised++;
+	}
+}
+
+static void *busy_sender(void *arg)
+{
+	struct worker *w = arg;
+
+	while (!atomic_load(&ready))
+		sched_yield();
+	for (long v = 0; v < 100000; v++) {
+		if (!ua_task_sigqueue(w->t, 40,
+				      (union sigval){ .sival_int = 1 }))
+			atomic_fetch_add(&sent_ok, 1);
+		if (!(v & 15))
+			sched_yield();
+	}
+	atomic_store(&busy_done, 1);
+	return NULL;
+}
+
+Test(sig_threads, syscalls_while_interrupted)
+{
+	struct worker w;
+	pthread_t snd;
+
+	memset(&w, 0, sizeof(w));
+	t_handlers[40] = h_count;
+	atomic_store(&ready, 0);
+	atomic_store(&busy_done, 0);
+	atomic_store(&sent_ok, 0);
+	w.sp = ua_space_create((size_t)4 << 20, NULL);
+	cr_assert_not_null(w.sp);
+	w.t = ua_task_create(w.sp, busy_guest, &w, NULL);
+	cr_assert_not_null(w.t);
+	w.tid = ua_task_tid(w.t);
+	cr_assert_eq(pthread_create(&w.th, NULL, thread_main, &w), 0);
+	cr_assert_eq(pthread_create(&snd, NULL, busy_sender, &w), 0);
+	pthread_join(snd, NULL);
+	pthread_join(w.th, NULL);
+	t_assert_status_exit(w.status, 0);
+	cr_expect_eq(w.bad, 0,
+		     "%ld of %ld syscalls wrong; the first: errno %d at %ld",
+		     w.bad, w.raised, w.raise_errno, w.raise_at);
+	cr_expect_gt(w.raised, 0);
+	cr_expect_eq(w.value_sum, w.queued_seen);
+	cr_expect_leq(w.queued_seen, atomic_load(&sent_ok));
+	cr_expect_gt(w.queued_seen, 0);
+	ua_task_destroy(w.t);
+	ua_space_destroy(w.sp);
+}
+
+/*
+ * The same, exactly: the interrupt's view (irq.c) of every byte of
+ * ua__syscall's entry up to its move to the monitor stack is monitor
+ * code, with the guest's stack and mode; guest code in the same state is
+ * guest code.  Asked from guest code, so the mode is the guest's.
+ */
+int ua__irq_at(const struct ua_task *t, const ucontext_t *uc);
+extern const char ua__syscall_on_monitor[];
+
+struct irq_view {
+	long entry_bytes, entry_as_guest;
+	int code_at;
+};
+
+static void irq_view_guest(void *arg)
+{
+	struct irq_view *v = arg;
+	struct ua_task *t = ua_current_task();
+	uintptr_t lo = (uintptr_t)ua_syscall;
+	uintptr_t hi = (uintptr_t)ua__syscall_on_monitor;
+	ucontext_t uc;
+
+	memset(&uc, 0, sizeof(uc));
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)__builtin_frame_address(0);
+	for (uintptr_t pc = lo; pc < hi; pc++) {
+		uc.uc_mcontext.gregs[REG_RIP] = (greg_t)pc;
+		v->entry_bytes++;
+		v->entry_as_guest += ua__irq_at(t, &uc) != 0;
+	}
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)irq_view_guest;
+	v->code_at = ua__irq_at(t, &uc);
+}
+
+Test(sig_threads, syscall_entry_is_not_guest_code)
+{
+	struct irq_view v = { 0 };
+	struct ua_space *sp = ua_space_create((size_t)4 << 20, NULL);
+	struct ua_task *t;
+
+	cr_assert_not_null(sp);
+	t = ua_task_create(sp, irq_view_guest, &v, NULL);
+	cr_assert_not_null(t);
+	t_assert_status_exit(ua_task_run(t), 0);
+	/* The entry: pushes, the task's regs, the move (entry.S). */
+	cr_expect_gt(v.entry_bytes, 40);
+	cr_expect_lt(v.entry_bytes, 200);
+	cr_expect_eq(v.entry_as_guest, 0, "%ld of %ld bytes seen as guest code",
+		     v.entry_as_guest, v.entry_bytes);
+	cr_expect_eq(v.code_at, 2, "guest code seen as %d", v.code_at);
+	ua_task_destroy(t);
+	ua_space_destroy(sp);
 }

@@ -151,6 +151,19 @@ ua__syscall:
 	movq	%rsi, RSP(%rax)
 	movq	MON_RSP(%rax), %rsp
 	/*
+	 * Up to here the code runs on the guest's stack, with the guest's
+	 * mode, so an interrupt would see guest code; but it has stored into
+	 * the task values that are in no register any more (RAX, RFLAGS,
+	 * RIP, RSP and ORIG_RAX), which a signal frame built on this context
+	 * and its rt_sigreturn would overwrite, and the call would then run
+	 * with a wrong number or return to a wrong place.  irq.c leaves an
+	 * interrupt in [ua__syscall, ua__syscall_on_monitor) for the exit
+	 * code (irq_pending), as it does on the monitor stack.
+	 */
+	.globl	ua__syscall_on_monitor
+	.hidden	ua__syscall_on_monitor
+ua__syscall_on_monitor:
+	/*
 	 * The caller's frame is on another stack now; its registers are in
 	 * the task.  Unwinders (backtrace(), gdb, sanitizers) stop here
 	 * rather than read the monitor stack as if it were the caller's.
