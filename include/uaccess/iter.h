@@ -33,7 +33,7 @@ enum ua_iter_type {
 
 /**
  * struct ua_iov_iter - a cursor over segments
- * @type: UA_ITER_UVEC or UA_ITER_KVEC
+ * @type: UA_ITER_UVEC, UA_ITER_KVEC or UA_ITER_UBUF
  * @dir: UA_ITER_SOURCE or UA_ITER_DEST
  * @iov: the segments (a monitor-side copy for guest iovecs)
  * @ubuf: UA_ITER_UBUF: the buffer, whose length is @iov_offset + @count
