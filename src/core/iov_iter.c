@@ -109,11 +109,10 @@ void ua_iov_iter_release(struct ua_iov_iter *i)
 	i->count = 0;
 }
 
-/* Move the cursor by n bytes of the current segment. */
 /*
  * Advance past n bytes, and past every segment that leaves used up.
  * Each field is written once in the common case (still inside the
- * segment): read() of /dev/zero steps one buffer per call.
+ * segment): a readv() into one segment steps once per call.
  */
 static inline void step(struct ua_iov_iter *i, size_t n)
 {
