@@ -712,11 +712,10 @@ static double scale_ratio(const struct s1_priv *pv, enum scale_of of)
 static double scale_ns(const struct s1_priv *pv, int r, int i,
 		       bool over_control)
 {
-	const struct s1_cfg *c = pv->scale[r];
-	double ns = 1e9 / per_cpu_s(&c[i]);
+	double ns = 1e9 / per_cpu_s(&pv->scale[r][i]);
 
 	if (over_control && i == SC_MANY)
-		ns *= per_cpu_s(&c[SC_CTL_MANY]) / per_cpu_s(&c[SC_CTL_ONE]);
+		ns *= round_scaling(pv, r, true);
 	return ns;
 }
 
