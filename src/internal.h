@@ -108,11 +108,13 @@ struct ua_thread {
 	struct ua_space *cur;
 	struct ua_stats stats;
 	/*
-	 * Lean windows (ua__lean_window_open) opened: each is one window
-	 * and two switches, added to stats by ua_stats_get().  One counter
-	 * instead of three increments keeps the clear's store count down.
+	 * Lean windows (ua__lean_window_open): one count, up on the open
+	 * and up again on the close, so an odd value means one is open (on
+	 * cur, for writing) and the value is the switches they made;
+	 * ua_stats_get() adds it in.  Two increments of one word are the
+	 * whole bookkeeping of the library's own clear.
 	 */
-	uint64_t lean_windows;
+	uint64_t lean_seq;
 	/* The open window, if any. */
 	int win_kind;
 	struct ua_space *win_space;
@@ -335,35 +337,122 @@ UA_HIDDEN __attribute__((noinline)) size_t ua__clear_user_slow(void *to,
 						      size_t n);
 
 /*
- * A window under backend none around one of the library's own primitives
- * (a clear): nothing runs inside it but that primitive, so only what a
- * signal handler looks at is kept (win_kind, win_space) and the count.
- * The range, file and line feed the debug checks of unsafe accessors,
- * which never run inside such a window; win_file stays NULL outside a
- * debug window (ua__access_end_dbg() clears it).  Against memset() of a
- * 512-byte block, each store counts: the stores, not the instructions,
- * are what this CPU's L1 is busy with (doc/benchmarks.md).
+ * Is a window open on this thread, a full one or a lean one (below)?  What
+ * every "may a window open here" test asks; a lean window never reaches a
+ * syscall exit, so the tests on the way back to guest code ask win_kind.
  */
-static inline UA_FAST void ua__lean_window_open(struct ua_thread *self,
-						struct ua_space *sp, int kind)
+static inline UA_FAST bool ua__window_busy(const struct ua_thread *self)
 {
-	self->win_kind = kind;
-	atomic_signal_fence(memory_order_seq_cst);
-	self->win_space = sp;
-	self->lean_windows++;
+	return self->win_kind || (self->lean_seq & 1);
+}
+
+/*
+ * A write window under backend none on the thread's current space, around
+ * one of the library's own primitives (a clear) and nothing else.  Its
+ * whole record is lean_seq going odd and back to even: a signal handler
+ * that arrives inside sees ua__window_busy() and opens no window of its
+ * own.  Neither win_kind nor the range, file and line are written: the
+ * debug checks that read them are for unsafe accessors, which never run
+ * here.  Against memset() of a 512-byte block every store counts, as the
+ * CPU's L1 is busy with stores, not instructions (doc/benchmarks.md).
+ */
+static inline UA_FAST void ua__lean_window_open(struct ua_thread *self)
+{
+	self->lean_seq++;
 	atomic_signal_fence(memory_order_seq_cst);
 }
 
 static inline UA_FAST void ua__lean_window_close(struct ua_thread *self)
 {
-	ua__win_forget(self);
+	atomic_signal_fence(memory_order_seq_cst);
+	self->lean_seq++;
+	atomic_signal_fence(memory_order_seq_cst);
 }
+
+#if defined(__x86_64__) && !UA_FORCE_GENERIC_ARCH
+/*
+ * src/arch/x86_64/cpu.c: the stores ua__raw_clear uses, the widest that
+ * ua__clear_vec_max() finds the CPU has and the OS saves.  Tests lower
+ * ua__clear_vec to cover every width the machine has.
+ */
+enum { UA_CLEAR_SSE, UA_CLEAR_AVX, UA_CLEAR_AVX512 };
+extern UA_HIDDEN unsigned char ua__clear_vec;
+UA_HIDDEN int ua__clear_vec_max(void);
+#endif
+
+/*
+ * The 64-byte AVX-512 blocks of a clear inside an open window, inline where
+ * the CPU has them: ua_clear_user() then makes no call of its own, which
+ * puts 512 bytes of it within a few stores of memset().  Returns the bytes
+ * it left for ua__raw_clear(), with *to moved past the blocks written: a
+ * tail under 64 bytes, all of it on other CPUs, or from the start of a
+ * block that faulted (d and n move once a block is written), where
+ * ua__raw_clear() finds the exact count.  VZEROUPPER on every way out, as
+ * in copy.S; the clobbers make a caller that keeps vectors save them.
+ */
+static inline size_t ua__clear_wide(char **to, size_t n)
+{
+#if defined(__x86_64__) && !UA_FORCE_GENERIC_ARCH
+	if (ua_likely(n >= 64 && ua__clear_vec == UA_CLEAR_AVX512)) {
+		char *d = *to;
+
+		asm volatile("vpxor %%xmm0, %%xmm0, %%xmm0\n\t"
+			     "cmpq $256, %[n]\n\t"
+			     "jb 2f\n"
+			     "1:\n"
+			     "10: vmovdqu64 %%zmm0, 0(%[d])\n"
+			     "11: vmovdqu64 %%zmm0, 64(%[d])\n"
+			     "12: vmovdqu64 %%zmm0, 128(%[d])\n"
+			     "13: vmovdqu64 %%zmm0, 192(%[d])\n\t"
+			     "addq $256, %[d]\n\t"
+			     "subq $256, %[n]\n\t"
+			     "cmpq $256, %[n]\n\t"
+			     "jae 1b\n"
+			     "2:\n\t"
+			     "cmpq $64, %[n]\n\t"
+			     "jb 3f\n"
+			     "14: vmovdqu64 %%zmm0, 0(%[d])\n\t"
+			     "addq $64, %[d]\n\t"
+			     "subq $64, %[n]\n\t"
+			     "jmp 2b\n"
+			     "3:\n\t"
+			     "vzeroupper\n\t"
+			     UA__ASM_EXTABLE(10b, 3b) UA__ASM_EXTABLE(11b, 3b)
+			     UA__ASM_EXTABLE(12b, 3b) UA__ASM_EXTABLE(13b, 3b)
+			     UA__ASM_EXTABLE(14b, 3b)
+			     : [d] "+r"(d), [n] "+r"(n)
+			     :
+			     : "memory", "cc", "xmm0", "xmm1", "xmm2", "xmm3",
+			       "xmm4", "xmm5", "xmm6", "xmm7", "xmm8", "xmm9",
+			       "xmm10", "xmm11", "xmm12", "xmm13", "xmm14",
+			       "xmm15");
+		*to = d;
+	}
+#else
+	(void)to;
+#endif
+	return n;
+}
+
+/* A clear inside an open window: ua__raw_clear() after the wide blocks. */
+static inline size_t ua__clear_in_window(void *to, size_t n)
+{
+	char *d = to;
+
+	n = ua__clear_wide(&d, n);
+	return ua_likely(!n) ? 0 : ua__raw_clear(d, n);
+}
+
+/* src/core/usercopy.c: the rest of a lean clear, and its window's close. */
+UA_HIDDEN __attribute__((noinline)) size_t ua__clear_user_rest(char *to,
+								size_t n);
 
 /*
  * ua_clear_user(), with the commonest case inline: backend none, no
- * window open, the range inside the current space.  That window is
- * bookkeeping only (ua__none_window_open), so the clear is the one call;
- * everything else, refusals included, takes the full window.  The
+ * window open, the range inside the current space.  That window is a
+ * lean one and the clear's blocks are inline, so 512 bytes make no call
+ * and need no stack frame; everything else, refusals included, takes the
+ * full window.  The
  * debug-windows build keeps its checked windows throughout.
  */
 static inline size_t ua__clear_user(void *to, size_t n)
@@ -372,13 +461,15 @@ static inline size_t ua__clear_user(void *to, size_t n)
 	struct ua_space *sp = ua_self.cur;
 
 	if (ua_likely(n && sp && sp->ops->kind == UA_PROTECT_NONE &&
-		      !ua_self.win_kind && ua__space_has(sp, to, n))) {
-		size_t left;
+		      !ua__window_busy(&ua_self) && ua__space_has(sp, to, n))) {
+		char *d = to;
 
-		ua__lean_window_open(&ua_self, sp, UA_WIN_WRITE);
-		left = ua__raw_clear(to, n);
+		ua__lean_window_open(&ua_self);
+		n = ua__clear_wide(&d, n);
+		if (ua_unlikely(n))
+			return ua__clear_user_rest(d, n);
 		ua__lean_window_close(&ua_self);
-		return left;
+		return 0;
 	}
 #endif
 	return ua__clear_user_slow(to, n);
@@ -395,16 +486,6 @@ static inline uint64_t ua__xgetbv0(void)
 }
 #endif
 
-#if defined(__x86_64__) && !UA_FORCE_GENERIC_ARCH
-/*
- * src/arch/x86_64/cpu.c: the stores ua__raw_clear uses, the widest that
- * ua__clear_vec_max() finds the CPU has and the OS saves.  Tests lower
- * ua__clear_vec to cover every width the machine has.
- */
-enum { UA_CLEAR_SSE, UA_CLEAR_AVX, UA_CLEAR_AVX512 };
-extern UA_HIDDEN unsigned char ua__clear_vec;
-UA_HIDDEN int ua__clear_vec_max(void);
-#endif
 
 /*
  * src/core/debug.c: with UA_DEBUG=1 in the environment, says on stderr

@@ -107,6 +107,10 @@ void ua__debug_refused(int kind, const void *ptr, size_t len)
 		}
 		add(msg, sizeof(msg),
 		    " is still open on this thread (one window at a time)");
+	} else if (ua_self.lean_seq & 1) {
+		add(msg, sizeof(msg),
+		    "nested window: the thread was interrupted inside the "
+		    "write window of one of the library's own clears");
 	} else {
 		add(msg, sizeof(msg),
 		    "the thread was interrupted while holding the space's "

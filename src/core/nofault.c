@@ -73,7 +73,7 @@ long ua_copy_from_user_nofault(void *dst, const void *src, size_t n)
 
 	ua__ensure_init();
 	/* A window already open belongs to the interrupted code. */
-	if (ua_self.win_kind)
+	if (ua__window_busy(&ua_self))
 		return -EFAULT;
 	if (!ua_user_read_access_begin(src, n))
 		return -EFAULT;

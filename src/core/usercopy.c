@@ -136,6 +136,14 @@ size_t ua_clear_user(void *to, size_t n)
 	return ua__clear_user(to, n);
 }
 
+size_t ua__clear_user_rest(char *to, size_t n)
+{
+	size_t left = ua__raw_clear(to, n);
+
+	ua__lean_window_close(&ua_self);
+	return left;
+}
+
 size_t ua__clear_user_slow(void *to, size_t n)
 {
 	size_t left;

@@ -43,8 +43,8 @@ static inline UA_FAST long fast_read(struct ua_task *t, struct lx_proc *p,
 #endif
 	if (!n || n > FAST_READ_MAX || !ua__space_has(t->sp, buf, n))
 		return UA_FAST_DECLINE;
-	ua__lean_window_open(self, t->sp, UA_WIN_WRITE);
-	left = ua__raw_clear(buf, n);
+	ua__lean_window_open(self);
+	left = ua__clear_in_window(buf, n);
 	ua__lean_window_close(self);
 	return left == n ? -EFAULT : (long)(n - left);
 }

@@ -98,6 +98,8 @@ int ua__protect_mode(const struct ua_space *sp)
 {
 	if (ua_self.win_kind && ua_self.win_space == sp)
 		return ua_self.win_kind;
+	if ((ua_self.lean_seq & 1) && ua_self.cur == sp)
+		return UA_WIN_WRITE;
 	if (ua_self.guest_space == sp)
 		return UA_MODE_GUEST;
 	return UA_MODE_LOCKED;
@@ -134,7 +136,7 @@ static inline void protect_switch(struct ua_space *sp, int from, int to)
  */
 static bool window_allowed(const struct ua_space *sp)
 {
-	if (ua_self.win_kind)
+	if (ua__window_busy(&ua_self))
 		return false;
 	return sp->ops->kind != UA_PROTECT_MPROTECT || !ua_self.space_locks;
 }
@@ -167,7 +169,8 @@ bool ua__protect_window_open(int kind, const void *ptr, size_t len)
 	struct ua_space *sp = ua_self.cur;
 
 	if (ua_likely(sp && sp->ops->kind == UA_PROTECT_NONE &&
-		      !ua_self.win_kind && ua__space_has(sp, ptr, len))) {
+		      !ua__window_busy(&ua_self) &&
+		      ua__space_has(sp, ptr, len))) {
 		ua__none_window_open(&ua_self, sp, kind, ptr, len);
 		return true;
 	}
@@ -358,7 +361,7 @@ bool ua__protect_lock_to_window(int kind, const void *ptr, size_t len)
 {
 	struct ua_space *sp = ua_self.cur;
 
-	if (!sp || ua_self.guest_space != sp || ua_self.win_kind ||
+	if (!sp || ua_self.guest_space != sp || ua__window_busy(&ua_self) ||
 	    !ua_access_ok(ptr, len))
 		return false;
 	ua__win_record(&ua_self, sp, kind, ptr, len);

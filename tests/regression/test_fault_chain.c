@@ -349,6 +349,55 @@ Test(chain, handler_installed_after_calls_ua_handle_fault)
 	cr_assert_eq(errno_changed, 0, "ua_handle_fault changed errno");
 }
 
+/*
+ * A handler that runs inside the library's clear (the fault the clear
+ * recovers from reaches the program's handler first) finds the clear's
+ * window open, a lean one under none: its nofault read of guest memory
+ * and a window of its own are refused, and the clear still ends with the
+ * exact count and its own counts.
+ */
+static volatile sig_atomic_t clear_calls, clear_lent;
+
+static void clear_handler(int sig, siginfo_t *si, void *uc)
+{
+	uint64_t v;
+
+	clear_calls++;
+	if (ua_copy_from_user_nofault(&v, env.buf, 8) != -EFAULT)
+		clear_lent++;
+	if (ua_user_read_access_begin(env.buf, 8)) {
+		clear_lent++;
+		ua_user_read_access_end();
+	}
+	if (!ua_handle_fault(sig, si, uc))
+		app_info(sig, si, uc);
+}
+
+Test(chain, handler_inside_a_clear_finds_its_window)
+{
+	struct ua_stats st;
+	uint64_t v;
+
+	cr_assert_eq(ua_init(), 0);
+	t_env_setup(&env, 1);
+	t_sigaction(SIGSEGV, clear_handler, NULL, 0);
+	t_sigaction(SIGBUS, clear_handler, NULL, 0);
+
+	ua_stats_reset();
+	cr_assert_eq(ua_clear_user(env.hole - 100, 612), 512);
+	ua_stats_get(&st);
+	cr_assert_gt(clear_calls, 0);
+	cr_assert_eq(clear_lent, 0, "a window was lent to the handler");
+	cr_assert_eq(calls, 0, "the clear's fault reached the program");
+	cr_assert_eq(st.windows, 1);
+	cr_assert_eq(st.switches, 2);
+	cr_assert_eq(st.fixups, (uint64_t)clear_calls);
+	/* Closed again: the same calls now succeed. */
+	cr_assert_eq(ua_copy_from_user_nofault(&v, env.buf, 8), 0);
+	cr_assert(ua_user_read_access_begin(env.buf, 8));
+	ua_user_read_access_end();
+}
+
 Test(chain, ua_handle_fault_declines_what_is_not_a_fault)
 {
 	siginfo_t si = { 0 };
