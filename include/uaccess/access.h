@@ -23,6 +23,32 @@ UA_BEGIN_DECLS
  */
 UA_EXPORT bool ua_access_ok(const void *ptr, size_t len);
 
+/*
+ * Internal: the calling thread's current space as [base, base + size),
+ * written by ua_space_use() alone ({0, 0} with no current space), for the
+ * inline range check below.  Initial-exec, as the library's own thread
+ * state is: loading libuaccess already takes static TLS.
+ */
+struct ua__cur_range {
+	uintptr_t base;
+	size_t size;
+};
+UA_EXPORT extern __thread struct ua__cur_range ua__cur_range
+	__attribute__((tls_model("initial-exec")));
+
+/*
+ * Internal: ua_access_ok() inline for the common case.  It accepts only
+ * what ua_access_ok() accepts, and sends the rest (a zero length at the
+ * limit included) to the caller's out-of-line path, which gives the
+ * answer and, with UA_DEBUG=1, the reason.
+ */
+static inline bool ua__cur_range_has(const void *ptr, size_t len)
+{
+	uintptr_t off = (uintptr_t)ptr - ua__cur_range.base;
+
+	return off < ua__cur_range.size && len <= ua__cur_range.size - off;
+}
+
 /**
  * ua_mask_user_address() - clamp a pointer to the current space
  * @ptr: guest pointer

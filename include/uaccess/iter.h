@@ -108,7 +108,11 @@ static inline int ua_iov_iter_ubuf(struct ua_iov_iter *i, int dir, void *buf,
 
 	if (len > (size_t)SSIZE_MAX)
 		len = (size_t)SSIZE_MAX;
-	err = ua__iov_iter_ubuf_check(dir, buf, len);
+	if (ua_likely((dir == UA_ITER_SOURCE || dir == UA_ITER_DEST) &&
+		      ua__cur_range_has(buf, len)))
+		err = 0;
+	else
+		err = ua__iov_iter_ubuf_check(dir, buf, len);
 	i->type = UA_ITER_UBUF;
 	i->dir = dir;
 	i->ubuf = buf;

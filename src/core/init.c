@@ -14,6 +14,8 @@
 #include "../internal.h"
 
 UA_TLS struct ua_thread ua_self;
+/* include/uaccess/access.h: cur's range, for the inline checks. */
+__thread struct ua__cur_range ua__cur_range;
 size_t ua__pagesz = 4096;
 int ua__nofault_ready; /* the fault handler is in: nofault.h may go inline */
 

@@ -198,6 +198,12 @@ struct ua_space *ua_space_use(struct ua_space *sp)
 		atomic_fetch_add(&sp->users, 1);
 	}
 	ua_self.cur = sp;
+	/*
+	 * After cur: a signal handler in between may find the old range and
+	 * send a buffer on to the checked accessors, which look at cur.
+	 */
+	ua__cur_range = sp ? (struct ua__cur_range){ sp->base, sp->size } :
+			     (struct ua__cur_range){ 0, 0 };
 	if (old)
 		atomic_fetch_sub(&old->users, 1);
 	return old;

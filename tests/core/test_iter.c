@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 
 #include "tcore.h"
 
@@ -576,6 +577,67 @@ Test(iter, ubuf_bad_arguments)
 	cr_assert_eq(ua_iov_iter_ubuf(&it, UA_ITER_DEST, (void *)-8L, 16),
 		     -EFAULT);
 	cr_assert_eq(ua_iov_iter_count(&it), 0);
+}
+
+static int ubuf_dest(void *buf, size_t len)
+{
+	struct ua_iov_iter it;
+
+	return ua_iov_iter_ubuf(&it, UA_ITER_DEST, buf, len);
+}
+
+static void *ubuf_in_new_thread(void *buf)
+{
+	return (void *)(intptr_t)ubuf_dest(buf, 8);
+}
+
+/*
+ * The inline check reads a copy of the current space's range
+ * (ua__cur_range): it must follow every ua_space_use(), and a new thread
+ * has none.  The edges of the space, inline and out of line.
+ */
+Test(iter, ubuf_range_follows_space_use)
+{
+	struct ua_space *other = ua_space_create(1 << 20, NULL);
+	char *lim = t_map_last_page(&env);
+	char *obuf, *base = ua_space_base(env.sp);
+	pthread_t th;
+	void *ret;
+
+	cr_assert_not_null(other);
+	obuf = ua_map(other, NULL, T_PG, PROT_READ | PROT_WRITE);
+	cr_assert_not_null(obuf);
+
+	cr_assert_eq(ubuf_dest(env.buf, 8), 0);
+	cr_assert_eq(ubuf_dest(base, 1), 0);
+	cr_assert_eq(ubuf_dest(lim - 8, 8), 0);
+	cr_assert_eq(ubuf_dest(lim, 0), 0);
+	cr_assert_eq(ubuf_dest(lim - 8, 9), -EFAULT);
+	cr_assert_eq(ubuf_dest(lim, 1), -EFAULT);
+	cr_assert_eq(ubuf_dest(base - 1, 2), -EFAULT);
+	cr_assert_eq(ubuf_dest(obuf, 8), -EFAULT);
+
+	cr_assert_eq(ua_space_use(other), env.sp);
+	cr_assert_eq(ubuf_dest(obuf, 8), 0);
+	cr_assert_eq(ubuf_dest(env.buf, 8), -EFAULT);
+
+	cr_assert_eq(ua_space_use(NULL), other);
+	cr_assert_eq(ubuf_dest(obuf, 8), -EFAULT);
+	cr_assert_eq(ubuf_dest(env.buf, 8), -EFAULT);
+	cr_assert_eq(ubuf_dest(NULL, 8), -EFAULT);
+
+	cr_assert_eq(ua_space_use(env.sp), NULL);
+	cr_assert_eq(ubuf_dest(env.buf, 8), 0);
+	cr_assert_eq(pthread_create(&th, NULL, ubuf_in_new_thread, env.buf), 0);
+	cr_assert_eq(pthread_join(th, &ret), 0);
+	cr_assert_eq((intptr_t)ret, -EFAULT);
+
+	/* The current space destroyed: nothing of it is accepted. */
+	cr_assert_eq(ua_space_use(other), env.sp);
+	cr_assert_eq(ua_space_destroy(other), 0);
+	cr_assert_eq(ua_current_space(), NULL);
+	cr_assert_eq(ubuf_dest(obuf, 8), -EFAULT);
+	ua_space_use(env.sp);
 }
 
 /*
