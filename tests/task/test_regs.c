@@ -158,7 +158,7 @@ Test(task_regs, nop_many_times_keeps_state, .timeout = 120)
 	cr_assert_eq(seen.fpucw[0], GUEST_FPUCW, "%#x", seen.fpucw[0]);
 	cr_assert_eq(seen.fpucw[1], GUEST_FPUCW, "x87 CW after: %#x",
 		     seen.fpucw[1]);
-	cr_assert_eq(b.switches - a.switches, 2 * nops + 2);
+	cr_assert_eq(b.switches - a.switches, 2 * (uint64_t)nops + 2);
 	ua_space_destroy(sp);
 }
 
