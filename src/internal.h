@@ -445,7 +445,7 @@ static inline size_t ua__clear_in_window(void *to, size_t n)
 
 /* src/core/usercopy.c: the rest of a lean clear, and its window's close. */
 UA_HIDDEN __attribute__((noinline)) size_t ua__clear_user_rest(char *to,
-								size_t n);
+							       size_t n);
 
 /*
  * ua_clear_user(), with the commonest case inline: backend none, no
@@ -485,7 +485,6 @@ static inline uint64_t ua__xgetbv0(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 #endif
-
 
 /*
  * src/core/debug.c: with UA_DEBUG=1 in the environment, says on stderr
