@@ -287,6 +287,8 @@ Test(sig_threads, syscalls_while_interrupted)
  */
 int ua__irq_at(const struct ua_task *t, const ucontext_t *uc);
 extern const char ua__syscall_on_monitor[];
+/* What ua__irq_at() says of guest code: UA_IRQ_GUEST, task_internal.h. */
+enum { T_IRQ_GUEST = 2 };
 
 struct irq_view {
 	long entry_bytes, entry_as_guest;
@@ -327,7 +329,8 @@ Test(sig_threads, syscall_entry_is_not_guest_code)
 	cr_expect_lt(v.entry_bytes, 200);
 	cr_expect_eq(v.entry_as_guest, 0, "%ld of %ld bytes seen as guest code",
 		     v.entry_as_guest, v.entry_bytes);
-	cr_expect_eq(v.code_at, 2, "guest code seen as %d", v.code_at);
+	cr_expect_eq(v.code_at, T_IRQ_GUEST, "guest code seen as %d",
+		     v.code_at);
 	ua_task_destroy(t);
 	ua_space_destroy(sp);
 }
