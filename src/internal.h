@@ -390,7 +390,7 @@ UA_HIDDEN int ua__clear_vec_max(void);
  * ua__raw_clear() finds the exact count.  VZEROUPPER on every way out, as
  * in copy.S; the clobbers make a caller that keeps vectors save them.
  */
-static inline size_t ua__clear_wide(char **to, size_t n)
+static inline UA_FAST size_t ua__clear_wide(char **to, size_t n)
 {
 #if defined(__x86_64__) && !UA_FORCE_GENERIC_ARCH
 	if (ua_likely(n >= 64 && ua__clear_vec == UA_CLEAR_AVX512)) {
@@ -435,7 +435,7 @@ static inline size_t ua__clear_wide(char **to, size_t n)
 }
 
 /* A clear inside an open window: ua__raw_clear() after the wide blocks. */
-static inline size_t ua__clear_in_window(void *to, size_t n)
+static inline UA_FAST size_t ua__clear_in_window(void *to, size_t n)
 {
 	char *d = to;
 
