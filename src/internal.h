@@ -452,8 +452,8 @@ UA_HIDDEN __attribute__((noinline)) size_t ua__clear_user_rest(char *to,
  * window open, the range inside the current space.  That window is a
  * lean one and the clear's blocks are inline, so 512 bytes make no call
  * and need no stack frame; everything else, refusals included, takes the
- * full window.  The
- * debug-windows build keeps its checked windows throughout.
+ * full window.  The debug-windows build keeps its checked windows
+ * throughout.
  */
 static inline size_t ua__clear_user(void *to, size_t n)
 {
