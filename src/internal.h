@@ -347,6 +347,18 @@ static inline UA_FAST bool ua__window_busy(const struct ua_thread *self)
 }
 
 /*
+ * May a window under backend none open over [ptr, +len) of sp, the
+ * thread's current space?  The test of every inline none window.
+ */
+static inline UA_FAST bool ua__none_window_ok(const struct ua_thread *self,
+					      const struct ua_space *sp,
+					      const void *ptr, size_t len)
+{
+	return sp && sp->ops->kind == UA_PROTECT_NONE &&
+	       !ua__window_busy(self) && ua__space_has(sp, ptr, len);
+}
+
+/*
  * A write window under backend none on the thread's current space, around
  * one of the library's own primitives (a clear) and nothing else.  Its
  * whole record is lean_seq going odd and back to even: a signal handler
@@ -460,8 +472,7 @@ static inline size_t ua__clear_user(void *to, size_t n)
 #if !UA_DEBUG_WINDOWS
 	struct ua_space *sp = ua_self.cur;
 
-	if (ua_likely(n && sp && sp->ops->kind == UA_PROTECT_NONE &&
-		      !ua__window_busy(&ua_self) && ua__space_has(sp, to, n))) {
+	if (ua_likely(n && ua__none_window_ok(&ua_self, sp, to, n))) {
 		char *d = to;
 
 		ua__lean_window_open(&ua_self);

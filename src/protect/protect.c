@@ -168,9 +168,7 @@ bool ua__protect_window_open(int kind, const void *ptr, size_t len)
 {
 	struct ua_space *sp = ua_self.cur;
 
-	if (ua_likely(sp && sp->ops->kind == UA_PROTECT_NONE &&
-		      !ua__window_busy(&ua_self) &&
-		      ua__space_has(sp, ptr, len))) {
+	if (ua_likely(ua__none_window_ok(&ua_self, sp, ptr, len))) {
 		ua__none_window_open(&ua_self, sp, kind, ptr, len);
 		return true;
 	}
