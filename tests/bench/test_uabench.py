@@ -19,6 +19,9 @@ import jsonschema_lite  # noqa: E402
 
 UABENCH = SCHEMA_PATH = None
 SVG_NS = "{http://www.w3.org/2000/svg}"
+# uabench compilers' cases per backend and build: load, load_chain, zero
+# and load_reg (the independent loads against a register-form plain load).
+ACC_GROUPS = 4
 
 
 def run(*args, env=None, cwd=None):
@@ -604,7 +607,7 @@ class Json(unittest.TestCase):
         peer = [c for c in doc["cases"] if not c["methods"][0]["available"]]
         self.check_accessor_cases(own, bes)
         # No clang-19 build named: its rows are there, each saying why.
-        self.assertEqual(len(peer), 3 * len(bes))
+        self.assertEqual(len(peer), ACC_GROUPS * len(bes))
         for c in peer:
             self.assertEqual(c["label"], "clang-19")
             for m in c["methods"]:
@@ -612,7 +615,7 @@ class Json(unittest.TestCase):
                                  r"clang-19 not installed|no clang-19 "
                                  r"build of uabench")
         rs = [r for r in doc["ratios"] if r["label"] == "clang-19"]
-        self.assertEqual(len(rs), 3 * len(bes))
+        self.assertEqual(len(rs), ACC_GROUPS * len(bes))
         for r in rs:
             self.assertIsNone(r["value"])
             self.assertEqual(r["status"],
@@ -632,7 +635,7 @@ class Json(unittest.TestCase):
         env = dict(os.environ, UABENCH_CLANG19=UABENCH)
         doc = self.json_of_env(env, "compilers", "-n", "64", "-r", "2",
                                "--protect", "none")
-        self.assertEqual(len(doc["cases"]), 6)
+        self.assertEqual(len(doc["cases"]), 2 * ACC_GROUPS)
         self.check_accessor_cases(doc["cases"], ["none"], builds=2)
         for c in doc["cases"]:
             for m in c["methods"]:
@@ -642,12 +645,12 @@ class Json(unittest.TestCase):
         doc = self.json_of_env(env, "compilers", "-n", "64", "-r", "1",
                                "--protect", "none")
         bad = [c for c in doc["cases"] if c["label"] == "clang-19"]
-        self.assertEqual(len(bad), 3)
+        self.assertEqual(len(bad), ACC_GROUPS)
         for c in bad:
             self.assertIn("failed", c["methods"][1]["unavailable_reason"])
 
     def check_accessor_cases(self, cases, bes, builds=1):
-        self.assertEqual(len(cases), 3 * len(bes) * builds)
+        self.assertEqual(len(cases), ACC_GROUPS * len(bes) * builds)
         for c in cases:
             self.assertIn(c["backend"], bes)
             self.assertRegex(c["label"], r"^(gcc|clang)-\d+ "
@@ -660,7 +663,11 @@ class Json(unittest.TestCase):
                                  64)
                 self.assertEqual(ms["memset"]["counts"]["switches"], 0)
             else:
-                self.assertIn(c["group"], ("load", "load_chain"))
+                self.assertIn(c["group"], ("load", "load_chain", "load_reg"))
+                # The register-form plain load is load_reg's reference.
+                self.assertEqual(sorted(ms), [
+                    "plain_reg" if c["group"] == "load_reg" else "plain",
+                    "unsafe_get_user"])
                 # One window around each whole loop.
                 for m in ms.values():
                     self.assertEqual(m["counts"]["windows"], 1)

@@ -14,9 +14,10 @@
  * measuring mode (UABENCH_COMPILERS_CHILD=1) that prints its samples,
  * one tab-separated line per method, for this process to merge.  The
  * cases are usercopy's load loops (independent and dependent loads of
- * ua_unsafe_get_user in one window vs plain loads in the same window)
- * and zero's iov_iter_zero of 512-byte blocks vs memset; the case label
- * names the compiler and the load form.  A compiler that is not there
+ * ua_unsafe_get_user in one window vs plain loads in the same window),
+ * the independent loop again against a plain load kept in a register
+ * (the best an asm load can be), and zero's iov_iter_zero of 512-byte
+ * blocks vs memset; the case label names the compiler and the load form.  A compiler that is not there
  * is a row that says why: never a silent gap.
  */
 #include <errno.h>
@@ -49,22 +50,6 @@ static void __attribute__((noreturn)) unexpected_fault(void)
 	bench_die("compilers: unexpected fault on mapped guest memory");
 }
 
-/*
- * The loops of usercopy's load and load_chain cases, kept from being
- * unrolled: Clang unrolls the plain loop (volatile loads may be unrolled)
- * but not the one holding an asm goto, so the comparison would be of
- * two loop shapes rather than of two loads.  GCC unrolls neither at -O2.
- * Clang's loop vectorizer also interleaves the plain loop four times
- * even where it cannot vectorize it, and "GCC unroll 1" does not stop
- * that (clang-19: four loads an iteration against one); its own pragma
- * turns off both.
- */
-#if defined(__clang__)
-#define NO_UNROLL _Pragma("clang loop unroll(disable) interleave_count(1)")
-#else
-#define NO_UNROLL _Pragma("GCC unroll 1")
-#endif
-
 static void load_window(void *p, uint64_t n)
 {
 	const uint64_t *g = ((struct acc_arg *)p)->gload;
@@ -72,7 +57,8 @@ static void load_window(void *p, uint64_t n)
 
 	if (!ua_user_read_access_begin(g, SPAN))
 		unexpected_fault();
-	NO_UNROLL for (uint64_t i = 0; i < n; i++) {
+	BENCH_NO_UNROLL
+	for (uint64_t i = 0; i < n; i++) {
 		ua_unsafe_get_user(x, &g[i % (SPAN / 8)], fault);
 		sum += x;
 	}
@@ -91,8 +77,34 @@ static void load_plain(void *p, uint64_t n)
 
 	if (!ua_user_read_access_begin((const void *)g, SPAN))
 		unexpected_fault();
-	NO_UNROLL for (uint64_t i = 0; i < n; i++)
+	BENCH_NO_UNROLL
+	for (uint64_t i = 0; i < n; i++)
 		sum += g[i % (SPAN / 8)];
+	ua_user_read_access_end();
+	bench_opaque(sum);
+}
+
+/*
+ * load_plain with its load kept out of the add: the empty asm makes the
+ * loaded value a register operand, so this is the loop an accessor loop
+ * is at best.  A plain load may fold into the add that uses it (`add
+ * mem, reg`, one operation); an asm statement's output is always a
+ * register, so every inline-asm load, ua_unsafe_get_user's one move
+ * included, is a move and then an add.  Both loads are the same move.
+ */
+static void load_plain_reg(void *p, uint64_t n)
+{
+	const volatile uint64_t *g = ((struct acc_arg *)p)->gload;
+	uint64_t sum = 0, x;
+
+	if (!ua_user_read_access_begin((const void *)g, SPAN))
+		unexpected_fault();
+	BENCH_NO_UNROLL
+	for (uint64_t i = 0; i < n; i++) {
+		x = g[i % (SPAN / 8)];
+		bench_opaque(x);
+		sum += x;
+	}
 	ua_user_read_access_end();
 	bench_opaque(sum);
 }
@@ -104,7 +116,8 @@ static void chain_window(void *p, uint64_t n)
 
 	if (!ua_user_read_access_begin(g, SPAN))
 		unexpected_fault();
-	NO_UNROLL for (uint64_t i = 0; i < n; i++)
+	BENCH_NO_UNROLL
+	for (uint64_t i = 0; i < n; i++)
 		ua_unsafe_get_user(x, &g[x % (SPAN / 8)], fault);
 	ua_user_read_access_end();
 	bench_opaque(x);
@@ -121,7 +134,8 @@ static void chain_plain(void *p, uint64_t n)
 
 	if (!ua_user_read_access_begin((const void *)g, SPAN))
 		unexpected_fault();
-	NO_UNROLL for (uint64_t i = 0; i < n; i++)
+	BENCH_NO_UNROLL
+	for (uint64_t i = 0; i < n; i++)
 		x = g[x % (SPAN / 8)];
 	ua_user_read_access_end();
 	bench_opaque(x);
@@ -200,7 +214,34 @@ static void acc_defaults(struct bench_opts *o, bool in_report, bool quick)
 		o->rep_us = quick ? 100 : 1000;
 }
 
-static const char *const groups[] = { "load", "load_chain", "zero" };
+/*
+ * The cases: a reference and the accessor loop it is compared with.
+ * "load_reg" is "load" against the register form of a plain load (see
+ * load_plain_reg): what is left of "load" beyond it is the fold.
+ */
+static const struct acc_group {
+	const char *name, *ref, *acc;
+	const char *what;   /* the ratio's row */
+	const char *target; /* its targets.c key, if any */
+	void (*ref_fn)(void *arg, uint64_t n);
+	void (*acc_fn)(void *arg, uint64_t n);
+	size_t size;
+} groups[] = {
+	{ "load", "plain", "unsafe_get_user",
+	  "unsafe_get_user vs plain load, independent", "unsafe_load",
+	  load_plain, load_window, 8 },
+	{ "load_chain", "plain", "unsafe_get_user",
+	  "unsafe_get_user vs plain load, dependent", "unsafe_load",
+	  chain_plain, chain_window, 8 },
+	{ "zero", "memset", "iov_iter_zero",
+	  "iov_iter_zero 512 B vs libc memset", "zero_vs_memset", zero_memset,
+	  zero_iter, BLOCK },
+	{ "load_reg", "plain_reg", "unsafe_get_user",
+	  "unsafe_get_user vs plain load to register", NULL, load_plain_reg,
+	  load_window, 8 },
+};
+
+#define NGROUPS ((int)(sizeof(groups) / sizeof(groups[0])))
 
 static void measure_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 			    enum ua_protect p, char *mblock)
@@ -229,21 +270,15 @@ static void measure_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 	    ua_copy_to_user(a.gload, next, sizeof(next)))
 		unexpected_fault();
 	c.backend = ua_protect_name(s.protect);
-	for (int g = 0; g < 3; g++) {
-		c.group = groups[g];
-		c.size = g == 2 ? BLOCK : 8;
-		c.m[0] = (struct bench_method){ g == 2 ? "memset" : "plain",
-						g == 0 ? load_plain :
-						g == 1 ? chain_plain :
-							 zero_memset,
-						&a, NULL, NULL };
-		c.m[1] = (struct bench_method){
-			g == 2 ? "iov_iter_zero" : "unsafe_get_user",
-			g == 0 ? load_window :
-			g == 1 ? chain_window :
-				 zero_iter,
-			&a, NULL, NULL
-		};
+	for (int g = 0; g < NGROUPS; g++) {
+		const struct acc_group *grp = &groups[g];
+
+		c.group = grp->name;
+		c.size = grp->size;
+		c.m[0] = (struct bench_method){ grp->ref, grp->ref_fn, &a, NULL,
+						NULL };
+		c.m[1] = (struct bench_method){ grp->acc, grp->acc_fn, &a, NULL,
+						NULL };
 		bench_run_case(ctx, &c, doc);
 	}
 	bench_space_close(&s);
@@ -480,19 +515,20 @@ static void peer_not_run(struct bench_ctx *ctx, struct bench_doc *doc,
 	for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY; p++) {
 		if (!(set & BENCH_BACKEND_BIT(p)))
 			continue;
-		for (int g = 0; g < 3; g++) {
+		for (int g = 0; g < NGROUPS; g++) {
 			struct bench_case_res *c = bench_case_add(doc);
 
-			snprintf(c->group, sizeof(c->group), "%s", groups[g]);
+			snprintf(c->group, sizeof(c->group), "%s",
+				 groups[g].name);
 			snprintf(c->backend, sizeof(c->backend), "%s",
 				 ua_protect_name(p));
 			snprintf(c->label, sizeof(c->label), "%s", PEER_NAME);
-			c->size = g == 2 ? BLOCK : 8;
+			c->size = groups[g].size;
 			c->nmeth = 2;
 			snprintf(c->m[0].method, sizeof(c->m[0].method), "%s",
-				 g == 2 ? "memset" : "plain");
+				 groups[g].ref);
 			snprintf(c->m[1].method, sizeof(c->m[1].method), "%s",
-				 g == 2 ? "iov_iter_zero" : "unsafe_get_user");
+				 groups[g].acc);
 			for (int k = 0; k < 2; k++) {
 				c->m[k].unavailable = reason;
 				c->m[k].ns_med = c->m[k].ns_min = NAN;
@@ -538,38 +574,39 @@ static void measure_peer(struct bench_ctx *ctx, struct bench_doc *doc)
 	free(out);
 }
 
+/* The case's group in groups[], or NGROUPS. */
+static int group_of(const struct bench_case_res *c)
+{
+	int g;
+
+	for (g = 0; g < NGROUPS && strcmp(c->group, groups[g].name); g++)
+		;
+	return g;
+}
+
 static void add_ratios(struct bench_doc *doc)
 {
-	static const char *const shape[] = { "independent", "dependent", "" };
-
 	for (int i = 0; i < doc->ncases; i++) {
 		const struct bench_case_res *c = &doc->cases[i];
 		bool none = !strcmp(c->backend, "none");
 		bool goto_form = strstr(c->label, "asm goto") != NULL;
+		const struct acc_group *grp;
+		int g = group_of(c);
+		const char *key;
 		char what[160];
-		int g;
+		bool judged;
 
-		for (g = 0; g < 3 && strcmp(c->group, groups[g]); g++)
-			;
-		if (g == 3)
+		if (g == NGROUPS)
 			continue;
-		if (g < 2) {
-			snprintf(what, sizeof(what),
-				 "unsafe_get_user vs plain load, %s [%s]",
-				 shape[g], c->label);
-			/* Judged on the one-instruction form; the fixup
-			 * form is reported (the issue's GCC 12 figure). */
-			bench_ratio_add(doc, i, "unsafe_get_user", "plain",
-					none ? "unsafe_load" : NULL, goto_form,
-					what);
-		} else {
-			snprintf(what, sizeof(what),
-				 "iov_iter_zero 512 B vs libc memset [%s]",
-				 c->label);
-			bench_ratio_add(doc, i, "iov_iter_zero", "memset",
-					none ? "zero_vs_memset" : NULL, none,
-					what);
-		}
+		grp = &groups[g];
+		key = none ? grp->target : NULL;
+		/*
+		 * The load targets are judged on the one-instruction form;
+		 * the fixup form is reported (the issue's GCC 12 figure).
+		 */
+		judged = grp->size == BLOCK || goto_form;
+		snprintf(what, sizeof(what), "%s [%s]", grp->what, c->label);
+		bench_ratio_add(doc, i, grp->acc, grp->ref, key, judged, what);
 	}
 }
 
@@ -663,7 +700,7 @@ static int acc_run(struct bench_ctx *ctx, struct bench_doc *doc)
 	unsigned set = bench_backends_selected(&ctx->opts);
 
 	for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY; p++)
-		ctx->cases_total += 3 * !!(set & BENCH_BACKEND_BIT(p));
+		ctx->cases_total += NGROUPS * !!(set & BENCH_BACKEND_BIT(p));
 	measure_self(ctx, doc);
 	if (getenv(CHILD_ENV)) {
 		/* Measuring mode for a parent uabench: samples only. */
@@ -736,7 +773,7 @@ int bench_plot_compilers(FILE *gp, const char *dir,
 	for (int k = 0; k < nl; k++)
 		fprintf(f, " \"%s\"", labels[k]);
 	fputc('\n', f);
-	for (int g = 0; g < 3; g++) {
+	for (int g = 0; g < NGROUPS; g++) {
 		for (enum ua_protect p = UA_PROTECT_NONE; p <= UA_PROTECT_PKEY;
 		     p++) {
 			const char *be = ua_protect_name(p);
@@ -749,7 +786,7 @@ int bench_plot_compilers(FILE *gp, const char *dir,
 					const struct bench_case_res *c =
 						&doc->cases[i];
 
-					if (!strcmp(c->group, groups[g]) &&
+					if (!strcmp(c->group, groups[g].name) &&
 					    !strcmp(c->backend, be) &&
 					    !strcmp(c->label, labels[k]))
 						v[k] = c->m[1].ratio;
@@ -758,7 +795,7 @@ int bench_plot_compilers(FILE *gp, const char *dir,
 			}
 			if (!any)
 				continue;
-			fprintf(f, "\"%s [%s]\"", groups[g], be);
+			fprintf(f, "\"%s [%s]\"", groups[g].name, be);
 			for (int k = 0; k < nl; k++)
 				fprintf(f, isnan(v[k]) ? " ?" : " %.6g", v[k]);
 			fputc('\n', f);
@@ -777,7 +814,8 @@ int bench_plot_compilers(FILE *gp, const char *dir,
 		"background rgb 'white'\n"
 		"set output 'compilers.svg'\nunset logscale\n"
 		"set title 'accessor loops by compiler: speed relative to a "
-		"plain load (load, load_chain) or libc memset (zero)'\n"
+		"plain load (load, load_chain; load_reg: one kept in a "
+		"register) or libc memset (zero)'\n"
 		"set xlabel ''\nset ylabel 'speed ratio (log)'\n"
 		"set logscale y 10\nset grid ytics\nset key left top\n"
 		"set datafile missing '?'\nset style data histograms\n"

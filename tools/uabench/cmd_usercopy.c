@@ -263,7 +263,8 @@ static void (*const const_fns[])(void *, uint64_t) = {
  * independent loads (throughput: the loop is a couple of cycles, so code
  * layout shows); "load_chain" follows a chain of indices (latency: each
  * load waits for the previous one).  volatile keeps the plain loops from
- * being vectorised or folded.
+ * being vectorised or folded, and BENCH_NO_UNROLL (uabench.h) from being
+ * unrolled.
  */
 static void load_window(void *p, uint64_t n)
 {
@@ -272,6 +273,7 @@ static void load_window(void *p, uint64_t n)
 
 	if (!ua_user_read_access_begin(g, LOAD_SPAN))
 		unexpected_fault();
+	BENCH_NO_UNROLL
 	for (uint64_t i = 0; i < n; i++) {
 		ua_unsafe_get_user(x, &g[i % (LOAD_SPAN / 8)], fault);
 		sum += x;
@@ -292,6 +294,7 @@ static void load_plain(void *p, uint64_t n)
 
 	if (!ua_user_read_access_begin((const void *)g, LOAD_SPAN))
 		unexpected_fault();
+	BENCH_NO_UNROLL
 	for (uint64_t i = 0; i < n; i++)
 		sum += g[i % (LOAD_SPAN / 8)];
 	ua_user_read_access_end();
@@ -305,6 +308,7 @@ static void chain_window(void *p, uint64_t n)
 
 	if (!ua_user_read_access_begin(g, LOAD_SPAN))
 		unexpected_fault();
+	BENCH_NO_UNROLL
 	for (uint64_t i = 0; i < n; i++)
 		ua_unsafe_get_user(x, &g[x % (LOAD_SPAN / 8)], fault);
 	ua_user_read_access_end();
@@ -322,6 +326,7 @@ static void chain_plain(void *p, uint64_t n)
 
 	if (!ua_user_read_access_begin((const void *)g, LOAD_SPAN))
 		unexpected_fault();
+	BENCH_NO_UNROLL
 	for (uint64_t i = 0; i < n; i++)
 		x = g[x % (LOAD_SPAN / 8)];
 	ua_user_read_access_end();

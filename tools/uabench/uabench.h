@@ -328,6 +328,22 @@ struct bench_case_res *bench_case_add(struct bench_doc *doc);
 #define bench_barrier() asm volatile("" ::: "memory")
 #define bench_opaque(x) asm volatile("" : "+r"(x))
 
+/*
+ * Keeps a load loop a loop of one load: compared with an accessor loop,
+ * an unrolled plain loop would measure two loop shapes, not two loads.
+ * Clang unrolls the plain loop (volatile loads may be unrolled) but not
+ * one holding an asm goto, and its loop vectorizer interleaves the plain
+ * loop four times even where it cannot vectorize it, which "GCC unroll 1"
+ * does not stop (clang-19: four loads an iteration against one); its own
+ * pragma turns off both.  GCC unrolls neither at -O2.
+ */
+#if defined(__clang__)
+#define BENCH_NO_UNROLL \
+	_Pragma("clang loop unroll(disable) interleave_count(1)")
+#else
+#define BENCH_NO_UNROLL _Pragma("GCC unroll 1")
+#endif
+
 /* guest.c: a space per backend */
 struct bench_space {
 	struct ua_space *sp;
