@@ -7,7 +7,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 MESON_OPTS ?=
 
-.PHONY: all deps build test test-asan test-generic bench install clean
+.PHONY: all deps build test test-asan test-generic test-clang bench install clean
 
 all: build
 
@@ -39,6 +39,13 @@ test-generic: deps
 	ninja -C build-generic
 	@tools/run-tests build-generic
 
+# The whole suite built by Clang (Debian's clang, 14 on Debian 12): the
+# oldest compiler the README supports besides GCC.
+test-clang: deps
+	@[ -f build-clang/build.ninja ] || CC=clang meson setup build-clang
+	ninja -C build-clang
+	@tools/run-tests build-clang
+
 bench: deps build
 	@tools/run-bench $(BUILD)
 
@@ -53,4 +60,4 @@ install: build
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-clang19 $(BUILD)-clang19.log build-asan build-generic bench-report
+	rm -rf $(BUILD) $(BUILD)-clang19 $(BUILD)-clang19.log build-asan build-generic build-clang bench-report
