@@ -14,6 +14,9 @@
  * start and exit are neither timed nor counted.
  */
 #include <errno.h>
+#if defined(__GLIBC__)
+#include <gnu/libc-version.h>
+#endif
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -59,6 +62,19 @@ static void empty_handler(int sig)
 
 /* ---- host ---- */
 
+/* The host's C library and version, for the report's note. */
+static const char *libc_name(void)
+{
+#if defined(__GLIBC__)
+	static char name[40];
+
+	snprintf(name, sizeof(name), "glibc %s", gnu_get_libc_version());
+	return name;
+#else
+	return "not glibc";
+#endif
+}
+
 static void host_raise(void *p, uint64_t n)
 {
 	(void)p;
@@ -68,7 +84,11 @@ static void host_raise(void *p, uint64_t n)
 	}
 }
 
-/* The kernel's part alone: glibc's raise() adds two sigprocmask calls. */
+/*
+ * The kernel's part alone: raise() adds the C library's calls around it
+ * (glibc 2.36: gettid and getpid; musl and glibc 2.31: an rt_sigprocmask
+ * on each side).
+ */
 static void host_tgkill(void *p, uint64_t n)
 {
 	pid_t pid = getpid(), tid = (pid_t)syscall(SYS_gettid);
@@ -431,9 +451,11 @@ static int raise_run(struct bench_ctx *ctx, struct bench_doc *doc)
 		bench_die("raise: sigaction: %s", strerror(errno));
 	rp->case_idx = bench_run_case(ctx, &c, doc);
 	sigaction(RAISE_SIG, &old, NULL);
-	bench_doc_note(doc, "host raise() is glibc's: rt_sigprocmask, tgkill, "
-			    "rt_sigprocmask, then delivery and rt_sigreturn; "
-			    "host_tgkill is the bare tgkill");
+	bench_doc_note(doc,
+		       "host raise() is %s's (glibc 2.36: gettid, getpid, tgkill; "
+		       "musl: rt_sigprocmask around tkill), then delivery "
+		       "and rt_sigreturn; host_tgkill is the bare tgkill",
+		       libc_name());
 	bench_doc_note(doc,
 		       "each engine repetition is a fresh guest task "
 		       "that times its own loop after %d warm-up "

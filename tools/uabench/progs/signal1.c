@@ -8,9 +8,10 @@
  *
  * After will-it-scale's tests/signal1.c (github.com/antonblanchard/
  * will-it-scale): an empty SIGUSR1 handler installed with sigaction(),
- * then raise(SIGUSR1) in a loop.  Each iteration is glibc's raise() (its
- * signal mask calls around tgkill), the delivery of the signal to the
- * handler and the handler's rt_sigreturn.  Built static, so it runs
+ * then raise(SIGUSR1) in a loop.  Each iteration is glibc's raise()
+ * (Debian 12's glibc 2.36: gettid, getpid and tgkill, with no mask calls
+ * for the calling thread), the delivery of the signal to the handler and
+ * the handler's rt_sigreturn.  Built static, so it runs
  * natively and under uarun alike; uabench times a run of COUNT raises
  * less a run of none, so start-up and exit cancel.
  */
