@@ -61,11 +61,12 @@ static long sys_rt_sigprocmask(struct ua_task *t, struct ua_pt_regs *r)
 		case SIG_SETMASK: mask = set; break;
 		default: return -EINVAL;
 		}
+		/* Before the old mask is written: a fault there leaves the
+		 * new one in place (kernel/signal.c, rt_sigprocmask). */
+		ua__sig_set_blocked(t, mask);
 	}
 	if (uoset && ua_copy_to_user(uoset, &old, 8))
 		return -EFAULT;
-	if (uset)
-		ua__sig_set_blocked(t, mask);
 	return 0;
 }
 
