@@ -3,9 +3,10 @@
  * The Linux calls the rewrite fast path answers on the guest's FS base
  * (src/task/trap_fast.c says why, and what such code may not do):
  * getpid, gettid and getppid from the monitor's own state, read and
- * write on the monitor's /dev/zero and /dev/null, and a signal the task
- * sends itself (kill, tgkill) with the rt_sigreturn that ends its
- * handler (src/signal/fast.c).  Each gives what the full path's handler
+ * write on the monitor's /dev/zero and /dev/null, a signal the task sends
+ * itself (kill, tgkill, tkill: delivered, or queued while it is blocked),
+ * rt_sigprocmask (and the delivery of a signal it lets through) and the
+ * rt_sigreturn that ends a handler (src/signal/fast.c).  Each gives what the full path's handler
  * gives (sys_proc.c, sys_file.c, sys_signal.c), with the same counts, or
  * declines before it changes anything.
  */
@@ -71,7 +72,8 @@ static inline UA_FAST bool fast_self(const struct ua_task *t, pid_t pid,
 	return pid == me || pid == t->tid;
 }
 
-/* kill(pid, sig) and tgkill(tgid, tid, sig) of the task by itself. */
+/* kill(pid, sig), tgkill(tgid, tid, sig), tkill(tid, sig) of the task by
+ * itself. */
 static inline UA_FAST long fast_kill(struct ua_task *t, struct ua_thread *self,
 				     uint64_t nr)
 {
@@ -84,6 +86,12 @@ static inline UA_FAST long fast_kill(struct ua_task *t, struct ua_thread *self,
 		if ((pid_t)ARG1(r) != 0 && !fast_self(t, (pid_t)ARG1(r), me))
 			return UA_FAST_DECLINE;
 		return ua__fast_signal_self(t, self, (int)ARG2(r), SI_USER);
+	}
+	if (nr == SYS_tkill) {
+		/* sys_signal.c: tgkill within the one process there is. */
+		if ((pid_t)ARG1(r) <= 0 || !fast_self(t, (pid_t)ARG1(r), me))
+			return UA_FAST_DECLINE;
+		return ua__fast_signal_self(t, self, (int)ARG2(r), SI_TKILL);
 	}
 	if ((pid_t)ARG1(r) != me || !fast_self(t, (pid_t)ARG2(r), me))
 		return UA_FAST_DECLINE;
@@ -122,7 +130,13 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 		break;
 	case SYS_kill:
 	case SYS_tgkill:
+	case SYS_tkill:
 		ret = fast_kill(t, self, nr);
+		break;
+	case SYS_rt_sigprocmask:
+		ret = ua__fast_sigprocmask(t, self, (int)ARG1(&t->regs),
+					   ARG2(&t->regs), ARG3(&t->regs),
+					   ARG4(&t->regs));
 		break;
 	case SYS_rt_sigreturn:
 		ret = ua__fast_sigreturn(t, self);

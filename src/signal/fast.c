@@ -45,11 +45,110 @@ static inline UA_FAST bool fast_ok(struct ua_task *t)
 	       !sigstate(t)->exited;
 }
 
+/* Copy n words: a string instruction, for fast_zero()'s reason. */
+static inline UA_FAST void fast_copy(void *to, const void *from, size_t n)
+{
+	asm volatile("rep movsq"
+		     : "+D"(to), "+S"(from), "+c"(n)
+		     :
+		     : "memory");
+}
+
 /*
- * Deliver sig, sent by the task to itself (si_code code: SI_TKILL or
- * SI_USER), as the full path's send and exit work would with nothing
- * else pending: 0, the regs are the handler's and a write window over
- * the frame is open; or UA_FAST_DECLINE.
+ * The checks of a delivery of sig, and where its frame goes: true with
+ * *ka, *frame, *fp and *len set, or false with nothing changed.  The
+ * frame's RAX is the syscall's result, 0, as after the full path; the
+ * caller puts RAX back if it goes no further.
+ */
+static inline UA_FAST bool fast_frame_place(struct ua_task *t, int sig,
+					    struct ua_ksigaction **ka,
+					    uint64_t *frame, uint64_t *fp,
+					    uint64_t *len)
+{
+	struct ua_sigstate *s = sigstate(t);
+	struct ua_pt_regs *r = &t->regs;
+
+	if (!fast_ok(t))
+		return false;
+	*ka = &s->action[sig];
+	if ((*ka)->handler == (uint64_t)(uintptr_t)SIG_DFL ||
+	    (*ka)->handler == (uint64_t)(uintptr_t)SIG_IGN ||
+	    !((*ka)->flags & UA_SA_RESTORER))
+		return false;
+	r->rax = 0;
+	if (ua__get_sigframe(s, r, *ka, frame, fp))
+		return false;
+	*len = *fp + ua__fpu_frame_size() - *frame;
+	return ua__space_has(t->sp, (void *)*frame, *len) &&
+	       ua__exit_store_ok_at(t->sp, *frame);
+}
+
+/*
+ * Build the frame placed by fast_frame_place() and enter the handler, in
+ * a write window that the unlock folds, as the full path's exit folds
+ * it: 0, or UA_FAST_DECLINE with the window's counts taken back.
+ */
+static inline UA_FAST long fast_frame_build(struct ua_task *t,
+					    struct ua_thread *self, int sig,
+					    struct ua_ksigaction *ka,
+					    const siginfo_t *info,
+					    uint64_t frame, uint64_t fp,
+					    uint64_t len)
+{
+	struct ua_sigstate *s = sigstate(t);
+	struct ua_pt_regs *r = &t->regs;
+
+	ua__fpu_save_ctl(s);
+	ua__none_window_open(self, t->sp, UA_WIN_WRITE, (void *)frame, len);
+	if (ua__fill_rt_frame(true, t, info, ka, NULL, NULL, frame, fp,
+			      s->blocked)) {
+		/* The full path builds it again and fails the same way. */
+		ua__win_forget(self);
+		self->stats.windows--;
+		self->stats.switches--;
+		return UA_FAST_DECLINE;
+	}
+	r->orig_rax = (uint64_t)-1;
+	ua__handler_regs(r, sig, frame, ka);
+	r->eflags = ua__user_eflags(r->eflags);
+	ua__signal_delivered(t, sig, ka);
+	t->nr_signals++;
+	ua__fpu_fresh_from(s->mxcsr, s->fcw);
+	return 0;
+}
+
+/*
+ * sig is blocked: queue it as ua__sig_send() would, without s->lock
+ * (signal_internal.h says why that is enough for a task's own queue).
+ * Standard signals only: they coalesce, and need no queue entry.
+ */
+static inline UA_FAST long fast_queue_self(struct ua_task *t, int sig,
+					   int code, pid_t pid, uid_t uid)
+{
+	struct ua_sigstate *s = sigstate(t);
+	uint64_t bit = SIGBIT(sig);
+	siginfo_t *si = &s->std_info[sig];
+
+	if (sig >= UA_SIGRTMIN || s->exited || !ua__sigq_trylock(s))
+		return UA_FAST_DECLINE;
+	if (!(atomic_load_explicit(&s->pending, memory_order_relaxed) & bit)) {
+		fast_zero(si, sizeof(*si) / 8);
+		si->si_signo = sig;
+		si->si_code = code;
+		si->si_pid = pid;
+		si->si_uid = uid;
+		atomic_fetch_or(&s->pending, bit);
+	}
+	ua__sigq_unlock(s);
+	return 0;
+}
+
+/*
+ * sig, sent by the task to itself (si_code code: SI_TKILL or SI_USER),
+ * as the full path's send and exit work would with nothing else pending:
+ * delivered at once (0, the regs are the handler's and a write window
+ * over the frame is open), queued when it is blocked (0), or
+ * UA_FAST_DECLINE.
  */
 UA_FAST long ua__fast_signal_self(struct ua_task *t, struct ua_thread *self,
 				  int sig, int code)
@@ -62,21 +161,11 @@ UA_FAST long ua__fast_signal_self(struct ua_task *t, struct ua_thread *self,
 	struct ua_ksigaction *ka;
 	siginfo_t info;
 
-	if (!fast_ok(t) || sig < 1 || sig > UA_NSIG || !pid ||
-	    uid == (uid_t)-1 || (s->blocked & SIGBIT(sig)))
+	if (sig < 1 || sig > UA_NSIG || !pid || uid == (uid_t)-1)
 		return UA_FAST_DECLINE;
-	ka = &s->action[sig];
-	if (ka->handler == (uint64_t)(uintptr_t)SIG_DFL ||
-	    ka->handler == (uint64_t)(uintptr_t)SIG_IGN ||
-	    !(ka->flags & UA_SA_RESTORER))
-		return UA_FAST_DECLINE;
-	/* The frame's RAX is the syscall's result, as after the full path. */
-	r->rax = 0;
-	if (ua__get_sigframe(s, r, ka, &frame, &fp))
-		goto decline;
-	len = fp + ua__fpu_frame_size() - frame;
-	if (!ua__space_has(t->sp, (void *)frame, len) ||
-	    !ua__exit_store_ok_at(t->sp, frame))
+	if (s->blocked & SIGBIT(sig))
+		return fast_queue_self(t, sig, code, pid, uid);
+	if (!fast_frame_place(t, sig, &ka, &frame, &fp, &len))
 		goto decline;
 	if (ka->flags & SA_SIGINFO) {
 		fast_zero(&info, sizeof(info) / 8);
@@ -85,26 +174,92 @@ UA_FAST long ua__fast_signal_self(struct ua_task *t, struct ua_thread *self,
 		info.si_pid = pid;
 		info.si_uid = uid;
 	}
-	ua__fpu_save_ctl(s);
-	ua__none_window_open(self, t->sp, UA_WIN_WRITE, (void *)frame, len);
-	if (ua__fill_rt_frame(true, t, &info, ka, NULL, NULL, frame, fp,
-			      s->blocked)) {
-		/* The full path builds it again and fails the same way. */
-		ua__win_forget(self);
-		self->stats.windows--;
-		self->stats.switches--;
-		goto decline;
-	}
-	r->orig_rax = (uint64_t)-1;
-	ua__handler_regs(r, sig, frame, ka);
-	r->eflags = ua__user_eflags(r->eflags);
-	ua__signal_delivered(t, sig, ka);
-	t->nr_signals++;
-	ua__fpu_fresh_from(s->mxcsr, s->fcw);
-	return 0;
+	if (!fast_frame_build(t, self, sig, ka, &info, frame, fp, len))
+		return 0;
 decline:
 	r->rax = rax;
 	return UA_FAST_DECLINE;
+}
+
+/*
+ * A standard signal that a new mask let through, delivered on the way
+ * out of rt_sigprocmask as the exit work would: taken off the queue
+ * once its frame has a place, and put back if the frame cannot be
+ * written (the exit work then takes it and fails the same way).  Left
+ * pending, for the exit work, whenever this cannot deliver it.
+ */
+static inline UA_FAST void fast_deliver_pending(struct ua_task *t,
+						struct ua_thread *self)
+{
+	struct ua_sigstate *s = sigstate(t);
+	uint64_t frame, fp, len, bit;
+	struct ua_ksigaction *ka;
+	siginfo_t info;
+	int sig;
+
+	sig = ua__next_signal(atomic_load(&s->pending) & ~s->blocked);
+	if (!sig || sig >= UA_SIGRTMIN ||
+	    !fast_frame_place(t, sig, &ka, &frame, &fp, &len))
+		return;
+	bit = SIGBIT(sig);
+	if (!ua__sigq_trylock(s))
+		return;
+	fast_copy(&info, &s->std_info[sig], sizeof(info) / 8);
+	atomic_fetch_and(&s->pending, ~bit);
+	ua__sigq_unlock(s);
+	if (!fast_frame_build(t, self, sig, ka, &info, frame, fp, len))
+		return;
+	/* As it was, unless the same signal came meanwhile (it coalesces). */
+	ua__sigq_lock(s);
+	if (!(atomic_load_explicit(&s->pending, memory_order_relaxed) & bit)) {
+		fast_copy(&s->std_info[sig], &info, sizeof(info) / 8);
+		atomic_fetch_or(&s->pending, bit);
+	}
+	ua__sigq_unlock(s);
+}
+
+/*
+ * rt_sigprocmask(how, set, oldset, sigsetsize) as sys_rt_sigprocmask()
+ * (syscalls.c) does it, with the same windows and results, then the
+ * delivery of a signal the new mask lets through; or UA_FAST_DECLINE
+ * where the full path must tell (a size other than 8, a pointer outside
+ * the space).
+ */
+UA_FAST long ua__fast_sigprocmask(struct ua_task *t, struct ua_thread *self,
+				  int how, uint64_t uset, uint64_t uoset,
+				  uint64_t size)
+{
+	struct ua_sigstate *s = sigstate(t);
+	uint64_t set, old = s->blocked, mask = old;
+
+	if (size != 8 || (uset && !ua__space_has(t->sp, (void *)uset, 8)) ||
+	    (uoset && !ua__space_has(t->sp, (void *)uoset, 8)))
+		return UA_FAST_DECLINE;
+	if (uset) {
+		ua__none_window_open(self, t->sp, UA_WIN_READ, (void *)uset, 8);
+		ua_unsafe_get_user(set, (const uint64_t *)uset, efault);
+		ua__none_window_close(self);
+		switch (how) {
+		case SIG_BLOCK: mask |= set; break;
+		case SIG_UNBLOCK: mask &= ~set; break;
+		case SIG_SETMASK: mask = set; break;
+		default: return -EINVAL;
+		}
+		ua__sig_set_blocked(t, mask);
+	}
+	if (uoset) {
+		ua__none_window_open(self, t->sp, UA_WIN_WRITE, (void *)uoset,
+				     8);
+		ua_unsafe_put_user(old, (uint64_t *)uoset, efault);
+		ua__none_window_close(self);
+	}
+	/* A -EFAULT result leaves a signal it let through to the exit work. */
+	if (atomic_load_explicit(&s->pending, memory_order_relaxed) & ~s->blocked)
+		fast_deliver_pending(t, self);
+	return 0;
+efault:
+	ua__none_window_close(self);
+	return -EFAULT;
 }
 
 /* Is the FP area at fp (in the read window) the plain XSAVE image? */
@@ -197,6 +352,14 @@ UA_FAST long ua__fast_signal_self(struct ua_task *t, struct ua_thread *self,
 UA_FAST long ua__fast_sigreturn(struct ua_task *t, struct ua_thread *self)
 {
 	(void)t, (void)self;
+	return UA_FAST_DECLINE;
+}
+
+UA_FAST long ua__fast_sigprocmask(struct ua_task *t, struct ua_thread *self,
+				  int how, uint64_t uset, uint64_t uoset,
+				  uint64_t size)
+{
+	(void)t, (void)self, (void)how, (void)uset, (void)uoset, (void)size;
 	return UA_FAST_DECLINE;
 }
 

@@ -64,8 +64,18 @@ struct ua_sigq {
 };
 
 struct ua_sigstate {
+	/*
+	 * Two locks.  lock goes with cond: whoever sleeps or wakes a sleeper
+	 * takes it.  qlock covers the queue (pending, std_info, queue, qlen
+	 * and noinfo): every change takes it, inside lock where lock is
+	 * held.  The rewrite fast path may call no libc (src/task/
+	 * trap_fast.c) and so takes qlock alone, and only by trying once:
+	 * a busy queue sends that call the full way.  It changes the queue
+	 * only of its own task, which is running it and so sleeps on nothing.
+	 */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
+	_Atomic int qlock;
 	struct ua_ksigaction action[UA_NSIG + 1];
 	_Atomic uint64_t blocked; /* written by the task's thread only */
 	uint64_t saved_mask;   /* sigsuspend's mask to put back */
@@ -96,6 +106,40 @@ struct ua_sigstate {
 static inline UA_FAST struct ua_sigstate *sigstate(struct ua_task *t)
 {
 	return t->sig;
+}
+
+#define SYNC_MASK                                                        \
+	(SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | SIGBIT(SIGTRAP) | \
+	 SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
+
+/* The next signal to deliver: lowest number, synchronous ones first. */
+static inline UA_FAST int ua__next_signal(uint64_t mask)
+{
+	if (mask & SYNC_MASK)
+		mask &= SYNC_MASK;
+	return mask ? __builtin_ctzll(mask) + 1 : 0;
+}
+
+static inline UA_FAST bool ua__sigq_trylock(struct ua_sigstate *s)
+{
+	return !atomic_exchange_explicit(&s->qlock, 1, memory_order_acquire);
+}
+
+/* Held for a few stores at a time: spinning beats sleeping. */
+static inline UA_FAST void ua__sigq_lock(struct ua_sigstate *s)
+{
+	while (!ua__sigq_trylock(s)) {
+		while (atomic_load_explicit(&s->qlock, memory_order_relaxed)) {
+#if defined(__x86_64__) || defined(__i386__)
+			__builtin_ia32_pause();
+#endif
+		}
+	}
+}
+
+static inline UA_FAST void ua__sigq_unlock(struct ua_sigstate *s)
+{
+	atomic_store_explicit(&s->qlock, 0, memory_order_release);
 }
 
 /*
@@ -280,6 +324,9 @@ UA_HIDDEN long ua__sys_rt_sigreturn(struct ua_task *t,
 UA_HIDDEN long ua__fast_signal_self(struct ua_task *t, struct ua_thread *self,
 				    int sig, int code);
 UA_HIDDEN long ua__fast_sigreturn(struct ua_task *t, struct ua_thread *self);
+UA_HIDDEN long ua__fast_sigprocmask(struct ua_task *t, struct ua_thread *self,
+				    int how, uint64_t uset, uint64_t uoset,
+				    uint64_t size);
 
 /* swapcontext.c */
 UA_HIDDEN long ua__sys_swapcontext(struct ua_task *t, struct ua_pt_regs *r);

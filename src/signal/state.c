@@ -131,6 +131,40 @@ static void wake(struct ua_sigstate *s)
 	pthread_cond_broadcast(&s->cond);
 }
 
+/*
+ * Queue sig with its info: standard signals coalesce (1: it was pending
+ * already), real-time ones queue up to UA_SIGQUEUE_MAX (then -EAGAIN
+ * where the caller may fail, else a bit without info).  Under s->lock.
+ */
+static int queue(struct ua_sigstate *s, int sig, const siginfo_t *info,
+		 bool rt_may_fail)
+{
+	uint64_t bit = SIGBIT(sig);
+	int ret = 0;
+
+	ua__sigq_lock(s);
+	if (sig < UA_SIGRTMIN) {
+		if (atomic_load(&s->pending) & bit) {
+			ret = 1;
+			goto out;
+		}
+		s->std_info[sig] = *info;
+	} else if (s->qlen < UA_SIGQUEUE_MAX) {
+		s->queue[s->qlen].sig = sig;
+		s->queue[s->qlen].info = *info;
+		s->qlen++;
+	} else if (rt_may_fail) {
+		ret = -EAGAIN;
+		goto out;
+	} else {
+		s->noinfo |= bit;
+	}
+	atomic_fetch_or(&s->pending, bit);
+out:
+	ua__sigq_unlock(s);
+	return ret;
+}
+
 int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 		 bool rt_may_fail)
 {
@@ -146,21 +180,11 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 	/* A blocked signal is never treated as ignored: it may be unblocked. */
 	if (!(s->blocked & bit) && sig != SIGKILL && ua__sig_ignored(s, sig))
 		goto out;
-	if (sig < UA_SIGRTMIN) {
-		if (atomic_load(&s->pending) & bit)
-			goto out; /* standard signals coalesce */
-		s->std_info[sig] = *info;
-	} else if (s->qlen < UA_SIGQUEUE_MAX) {
-		s->queue[s->qlen].sig = sig;
-		s->queue[s->qlen].info = *info;
-		s->qlen++;
-	} else if (rt_may_fail) {
-		ret = -EAGAIN;
+	ret = queue(s, sig, info, rt_may_fail);
+	if (ret) {
+		ret = ret < 0 ? ret : 0;
 		goto out;
-	} else {
-		s->noinfo |= bit;
 	}
-	atomic_fetch_or(&s->pending, bit);
 	/* Only the task itself waits on its condition: not when it sends. */
 	if (ua__cur_task != t)
 		wake(s);
@@ -174,18 +198,6 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 out:
 	pthread_mutex_unlock(&s->lock);
 	return ret;
-}
-
-#define SYNC_MASK                                                        \
-	(SIGBIT(SIGSEGV) | SIGBIT(SIGBUS) | SIGBIT(SIGILL) | SIGBIT(SIGTRAP) | \
-	 SIGBIT(SIGFPE) | SIGBIT(SIGSYS))
-
-/* The next signal to deliver: lowest number, synchronous ones first. */
-static int next_signal(uint64_t mask)
-{
-	if (mask & SYNC_MASK)
-		mask &= SYNC_MASK;
-	return mask ? __builtin_ctzll(mask) + 1 : 0;
 }
 
 static void take_rt(struct ua_sigstate *s, int sig, siginfo_t *info)
@@ -227,13 +239,15 @@ int ua__sig_dequeue(struct ua_task *t, siginfo_t *info)
 	if (!(atomic_load(&s->pending) & ~s->blocked))
 		return 0;
 	pthread_mutex_lock(&s->lock);
-	sig = next_signal(atomic_load(&s->pending) & ~s->blocked);
+	ua__sigq_lock(s);
+	sig = ua__next_signal(atomic_load(&s->pending) & ~s->blocked);
 	if (sig && sig < UA_SIGRTMIN) {
 		*info = s->std_info[sig];
 		atomic_fetch_and(&s->pending, ~SIGBIT(sig));
 	} else if (sig) {
 		take_rt(s, sig, info);
 	}
+	ua__sigq_unlock(s);
 	pthread_mutex_unlock(&s->lock);
 	return sig;
 }
@@ -245,12 +259,14 @@ void ua__sig_flush(struct ua_task *t, int sig)
 	int i, j = 0;
 
 	pthread_mutex_lock(&s->lock);
+	ua__sigq_lock(s);
 	for (i = 0; i < s->qlen; i++)
 		if (s->queue[i].sig != sig)
 			s->queue[j++] = s->queue[i];
 	s->qlen = j;
 	s->noinfo &= ~SIGBIT(sig);
 	atomic_fetch_and(&s->pending, ~SIGBIT(sig));
+	ua__sigq_unlock(s);
 	pthread_mutex_unlock(&s->lock);
 }
 
