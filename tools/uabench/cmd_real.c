@@ -5,7 +5,9 @@
  *
  *   real_getppid  a static glibc loop of syscall(SYS_getppid)
  *   real_signal1  will-it-scale's signal1 testcase as a static glibc
- *                 program: raise(SIGUSR1) with an empty handler
+ *                 program: raise(SIGUSR1) with an empty handler; and
+ *                 the same source built with musl-gcc, whose raise()
+ *                 blocks signals around its tkill (informative rows)
  *   real_dd       busybox dd if=/dev/zero of=/dev/null bs=512 count=N,
  *                 the benchmark of the kernel's set_fs removal
  *
@@ -51,22 +53,34 @@ extern char **environ;
 #define REAL_OPS_MULTIPLE 64
 #define REAL_REASON_LEN 200
 
-enum real_kind { REAL_GETPPID, REAL_SIGNAL1, REAL_DD };
+enum real_kind { REAL_GETPPID, REAL_SIGNAL1, REAL_SIGNAL1_MUSL, REAL_DD };
 
 struct real_prog {
 	enum real_kind kind;
 	const char *group;  /* case group and what the rows call it */
-	const char *target; /* bench_targets[] key */
+	const char *target; /* bench_targets[] key; NULL: informative */
 	const char *title;  /* for the ratio lines */
+	const char *file;   /* progs/uabench-FILE; NULL: busybox */
+	const char *cc;     /* the compiler that builds it */
 };
 
 static const struct real_prog real_progs[] = {
 	[REAL_GETPPID] = { REAL_GETPPID, "getppid", "real_getppid",
-			   "getppid loop" },
+			   "getppid loop", "getppid", "gcc" },
 	[REAL_SIGNAL1] = { REAL_SIGNAL1, "signal1", "real_signal1",
-			   "signal1 raise loop" },
-	[REAL_DD] = { REAL_DD, "dd", "real_dd", "busybox dd bs=512" },
+			   "signal1 raise loop", "signal1", "gcc" },
+	[REAL_SIGNAL1_MUSL] = { REAL_SIGNAL1_MUSL, "signal1_musl", NULL,
+				"musl signal1 raise loop", "signal1-musl",
+				"musl-gcc" },
+	[REAL_DD] = { REAL_DD, "dd", "real_dd", "busybox dd bs=512", NULL,
+		      NULL },
 };
+
+/* The programs that take signals get per-access frame rows too. */
+static bool takes_signals(const struct real_prog *p)
+{
+	return p->kind == REAL_SIGNAL1 || p->kind == REAL_SIGNAL1_MUSL;
+}
 
 static const char *const trap_paths[] = { "sud", "rewrite" };
 static const char *const frame_names[] = { "block", "per-access" };
@@ -185,13 +199,13 @@ static const char *prog_path(const struct real_prog *p, char *buf, size_t len,
 {
 	char tmp[PATH_MAX];
 
-	if (p->kind != REAL_DD) {
-		if (find_prog(p->group, buf, len))
+	if (p->file) {
+		if (find_prog(p->file, buf, len))
 			return buf;
 		snprintf(why, wlen,
 			 "uabench-%s not found in %s/progs or %s "
-			 "(built with uabench when gcc is installed)",
-			 p->group, self_dir(), UABENCH_LIBEXECDIR);
+			 "(built with uabench when %s is installed)",
+			 p->file, self_dir(), UABENCH_LIBEXECDIR, p->cc);
 		return NULL;
 	}
 	if (!bench_find_on_path("busybox", tmp, sizeof(tmp))) {
@@ -574,7 +588,7 @@ static bool headline(const struct real_prog *p, const struct real_cfg *c)
 
 	if (c->unavailable[0] && !(none && block))
 		return false;
-	return block || (p->kind == REAL_SIGNAL1 && none);
+	return block || (takes_signals(p) && none);
 }
 
 static void add_ratios(struct bench_doc *doc, int idx,
@@ -592,7 +606,7 @@ static void add_ratios(struct bench_doc *doc, int idx,
 			 p->title, c->trap, c->frames);
 		bench_ratio_add(doc, idx, c->name, "native",
 				headline(p, c) ? p->target : NULL,
-				trap == 1 && none_block, what);
+				p->target && trap == 1 && none_block, what);
 		/* The case spans backends; each row names its own. */
 		r = &doc->ratios[doc->nratios - 1];
 		snprintf(r->backend, sizeof(r->backend), "%s", c->protect);
@@ -600,11 +614,12 @@ static void add_ratios(struct bench_doc *doc, int idx,
 }
 
 static int run_trap(struct bench_ctx *ctx, struct bench_doc *doc,
-		    const struct real_prog *p, int trap, const char *path,
-		    const char *path_why, const char *uarun)
+		    const struct real_prog *p, int slot, int trap,
+		    const char *path, const char *path_why, const char *uarun)
 {
 	/* The document keeps the reasons: they live as long as it does. */
-	struct real_cfg *cfgs = (struct real_cfg *)doc->priv + trap * BENCH_MAX_METH;
+	struct real_cfg *cfgs = (struct real_cfg *)doc->priv +
+				(2 * slot + trap) * BENCH_MAX_METH;
 	struct bench_case c = {
 		.group = p->group,
 		.label = trap_paths[trap],
@@ -628,7 +643,7 @@ static int run_trap(struct bench_ctx *ctx, struct bench_doc *doc,
 		trap_usable(&probe, trap_why, sizeof(trap_why));
 	}
 	for (int f = 0; f < 2; f++) {
-		if (f && real_in_report && p->kind != REAL_SIGNAL1)
+		if (f && real_in_report && !takes_signals(p))
 			break;
 		for (enum ua_protect b = UA_PROTECT_NONE; b <= UA_PROTECT_PKEY;
 		     b++) {
@@ -686,16 +701,20 @@ static int run_trap(struct bench_ctx *ctx, struct bench_doc *doc,
 	return 0;
 }
 
+/* Each of @progs (one case per trap path each) into one document. */
 static int real_run(struct bench_ctx *ctx, struct bench_doc *doc,
-		    const struct real_prog *p)
+		    const enum real_kind *kinds, int nprogs)
 {
-	char path[PATH_MAX], why[REAL_REASON_LEN] = "";
-	const char *prog = prog_path(p, path, sizeof(path), why, sizeof(why));
 	const char *uarun = find_uarun();
+	/* The configurations point at these until the document is done. */
+	static char path[2][PATH_MAX];
 
-	ctx->cases_total += 2;
-	/* Both trap paths' configurations (run_trap), freed with the doc. */
-	doc->priv = calloc(2 * BENCH_MAX_METH, sizeof(struct real_cfg));
+	if (nprogs > 2)
+		bench_die("real: %d programs in one subcommand", nprogs);
+	ctx->cases_total += 2 * nprogs;
+	/* Every case's configurations (run_trap), freed with the doc. */
+	doc->priv = calloc((size_t)(2 * nprogs * BENCH_MAX_METH),
+			   sizeof(struct real_cfg));
 	if (!doc->priv)
 		bench_die("out of memory");
 	doc->priv_free = free;
@@ -704,28 +723,42 @@ static int real_run(struct bench_ctx *ctx, struct bench_doc *doc,
 		       "the child's CPU time (user + system) of a run of N "
 		       "less a run of none; ratio: native time / uarun time "
 		       "(above 1: faster under uarun)");
-	if (prog)
-		bench_doc_note(doc, "program: %s", prog);
 	if (uarun)
 		bench_doc_note(doc, "uarun: %s", uarun);
-	for (int t = 0; t < 2; t++)
-		run_trap(ctx, doc, p, t, prog, why, uarun);
+	for (int i = 0; i < nprogs; i++) {
+		const struct real_prog *p = &real_progs[kinds[i]];
+		char why[REAL_REASON_LEN] = "";
+		const char *prog = prog_path(p, path[i], sizeof(path[i]), why,
+					     sizeof(why));
+
+		if (prog)
+			bench_doc_note(doc, "program: %s", prog);
+		for (int t = 0; t < 2; t++)
+			run_trap(ctx, doc, p, i, t, prog, why, uarun);
+	}
 	return 0;
 }
 
 static int run_getppid(struct bench_ctx *ctx, struct bench_doc *doc)
 {
-	return real_run(ctx, doc, &real_progs[REAL_GETPPID]);
+	static const enum real_kind k[] = { REAL_GETPPID };
+
+	return real_run(ctx, doc, k, 1);
 }
 
+/* glibc's raise() is tgkill alone; musl's blocks signals around tkill. */
 static int run_signal1(struct bench_ctx *ctx, struct bench_doc *doc)
 {
-	return real_run(ctx, doc, &real_progs[REAL_SIGNAL1]);
+	static const enum real_kind k[] = { REAL_SIGNAL1, REAL_SIGNAL1_MUSL };
+
+	return real_run(ctx, doc, k, 2);
 }
 
 static int run_dd(struct bench_ctx *ctx, struct bench_doc *doc)
 {
-	return real_run(ctx, doc, &real_progs[REAL_DD]);
+	static const enum real_kind k[] = { REAL_DD };
+
+	return real_run(ctx, doc, k, 1);
 }
 
 #define REAL_USAGE                                                        \
