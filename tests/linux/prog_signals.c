@@ -547,6 +547,46 @@ static void test_mask_rounds(void)
 	signal(rt, SIG_DFL);
 }
 
+/*
+ * raise() in a loop while an interval timer fires: the timer's monitor
+ * thread queues SIGALRM while the task queues and takes SIGUSR1, under
+ * --trap=rewrite mostly on the fast path (musl's raise() is three calls
+ * there).  Every raise must run its handler exactly once.  (It found a
+ * race in the signal entry stub, trap.S: an interrupt between a SIGSYS
+ * handler's redirect and its wrapper's return took the redirect for its
+ * own, and the monitor resumed on the guest's FS base.)
+ */
+static volatile long n_usr1, n_alrm;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	n_usr1++;
+}
+
+static void on_alrm(int sig)
+{
+	(void)sig;
+	n_alrm++;
+}
+
+static void itimer_raise(void)
+{
+	/* Longer than the slowest round trip (mprotect, per-access). */
+	struct itimerval it = { { 0, 5000 }, { 0, 5000 } };
+	long i;
+
+	install(SIGUSR1, on_usr1, 0);
+	install(SIGALRM, on_alrm, SA_RESTART);
+	setitimer(ITIMER_REAL, &it, NULL);
+	for (i = 0; i < 300 || n_alrm < 3; i++)
+		raise(SIGUSR1);
+	memset(&it, 0, sizeof(it));
+	setitimer(ITIMER_REAL, &it, NULL);
+	printf("raise with itimer: each once %d, alarms %d\n", n_usr1 == i,
+	       n_alrm >= 3);
+}
+
 static void *volatile bad_fp;
 
 static void on_bad_fp(int sig, siginfo_t *si, void *ucv)
@@ -608,6 +648,10 @@ int main(int argc, char **argv)
 			printf("raise %d: hits=%d sig=%d\n", i, (int)hits,
 			       (int)last_sig);
 		}
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "itimer_raise")) {
+		itimer_raise();
 		return 0;
 	}
 	if (argc > 2 && !strcmp(argv[1], "badframe")) {

@@ -99,6 +99,8 @@ def mode_programs(uarun, progs):
             fails += compare(uarun, bks, name + ' abort', [p, 'abort'])
             fails += compare(uarun, bks, name + ' segv', [p, 'segv'])
             fails += compare(uarun, bks, name + ' raise', [p, 'raise'])
+            fails += compare(uarun, bks, name + ' itimer raise',
+                             [p, 'itimer_raise'])
             for how in ['stack', 'fp']:
                 fails += compare(uarun, bks, name + ' badframe ' + how,
                                  [p, 'badframe', how])

@@ -152,6 +152,16 @@ ua__gs_get:
 	jz	2f				/* not running a task */
 	movzbl	TB_SEL(%rbx), %r15d
 	movb	$SEL_ALLOW, TB_SEL(%rbx)
+	/*
+	 * TB_RESUME says whether this handler's func redirected the
+	 * context into the monitor.  A handler may interrupt another's
+	 * wrapper after its func set the flag (the interrupt signal
+	 * during a SIGSYS): each level keeps the flag it found and puts
+	 * it back, so neither takes the other's.
+	 */
+	movzbl	TB_RESUME(%rbx), %eax
+	movq	%rax, 8(%rsp)
+	movb	$0, TB_RESUME(%rbx)
 	call	ua__fs_get
 	movq	%rax, (%rsp)
 	cmpq	TB_MON_FS(%rbx), %rax
@@ -164,10 +174,12 @@ ua__gs_get:
 	call	\func
 	testq	%rbx, %rbx
 	jz	4f
-	cmpb	$0, TB_RESUME(%rbx)
-	je	3f
+	movzbl	TB_RESUME(%rbx), %ecx
+	movq	8(%rsp), %rax
+	movb	%al, TB_RESUME(%rbx)		/* the interrupted level's */
+	testl	%ecx, %ecx
+	jz	3f
 	/* Redirected into the monitor: monitor FS, selector allowing. */
-	movb	$0, TB_RESUME(%rbx)
 	jmp	4f
 3:	movq	(%rsp), %rdi
 	cmpq	TB_MON_FS(%rbx), %rdi
