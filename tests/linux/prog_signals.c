@@ -573,7 +573,7 @@ static void on_alrm(int sig)
 static void itimer_raise(void)
 {
 	/* Longer than the slowest round trip (mprotect, per-access). */
-	struct itimerval it = { { 0, 5000 }, { 0, 5000 } };
+	struct itimerval it = { { 0, 20000 }, { 0, 20000 } };
 	long i;
 
 	install(SIGUSR1, on_usr1, 0);
