@@ -239,12 +239,8 @@ UA_FAST long ua__fast_sigprocmask(struct ua_task *t, struct ua_thread *self,
 		ua__none_window_open(self, t->sp, UA_WIN_READ, (void *)uset, 8);
 		ua_unsafe_get_user(set, (const uint64_t *)uset, efault);
 		ua__none_window_close(self);
-		switch (how) {
-		case SIG_BLOCK: mask |= set; break;
-		case SIG_UNBLOCK: mask &= ~set; break;
-		case SIG_SETMASK: mask = set; break;
-		default: return -EINVAL;
-		}
+		if (ua__sigmask_how(how, &mask, set))
+			return -EINVAL;
 		ua__sig_set_blocked(t, mask);
 	}
 	if (uoset) {

@@ -7,6 +7,7 @@
 #ifndef UA_SIGNAL_INTERNAL_H
 #define UA_SIGNAL_INTERNAL_H
 
+#include <errno.h>
 #include <signal.h>
 
 #include <uaccess/signal.h>
@@ -118,6 +119,18 @@ static inline UA_FAST int ua__next_signal(uint64_t mask)
 	if (mask & SYNC_MASK)
 		mask &= SYNC_MASK;
 	return mask ? __builtin_ctzll(mask) + 1 : 0;
+}
+
+/* rt_sigprocmask's how applied to *mask: 0, or -EINVAL for a bad how. */
+static inline UA_FAST int ua__sigmask_how(int how, uint64_t *mask,
+					  uint64_t set)
+{
+	switch (how) {
+	case SIG_BLOCK: *mask |= set; return 0;
+	case SIG_UNBLOCK: *mask &= ~set; return 0;
+	case SIG_SETMASK: *mask = set; return 0;
+	}
+	return -EINVAL;
 }
 
 static inline UA_FAST bool ua__sigq_trylock(struct ua_sigstate *s)

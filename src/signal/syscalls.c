@@ -55,12 +55,8 @@ static long sys_rt_sigprocmask(struct ua_task *t, struct ua_pt_regs *r)
 	if (uset) {
 		if (ua_copy_from_user(&set, uset, 8))
 			return -EFAULT;
-		switch (how) {
-		case SIG_BLOCK: mask |= set; break;
-		case SIG_UNBLOCK: mask &= ~set; break;
-		case SIG_SETMASK: mask = set; break;
-		default: return -EINVAL;
-		}
+		if (ua__sigmask_how(how, &mask, set))
+			return -EINVAL;
 		/* Before the old mask is written: a fault there leaves the
 		 * new one in place (kernel/signal.c, rt_sigprocmask). */
 		ua__sig_set_blocked(t, mask);

@@ -38,6 +38,18 @@ static void on_info(int sig, siginfo_t *si, void *uc)
 		values[0] = -1;
 }
 
+/* fn with SA_SIGINFO and nothing else, for each of sigs (0-ended). */
+static void install_si(void (*fn)(int, siginfo_t *, void *), const int *sigs)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fn;
+	sa.sa_flags = SA_SIGINFO;
+	for (; *sigs; sigs++)
+		sigaction(*sigs, &sa, NULL);
+}
+
 static void install(int sig, void (*fn)(int), int flags)
 {
 	struct sigaction sa;
@@ -466,14 +478,9 @@ static void test_mask_rounds(void)
 	int rt = SIGRTMIN + 2;
 	void *none_page = mmap(NULL, 4096, PROT_NONE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	struct sigaction sa;
+	const int sigs[] = { SIGUSR1, SIGUSR2, rt, 0 };
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_mask;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGUSR2, &sa, NULL);
-	sigaction(rt, &sa, NULL);
+	install_si(on_mask, sigs);
 	for (int round = 0; round < 3; round++) {
 		printf("mask round %d\n", round);
 		/* Blocked: queued (standard signals once), then delivered
@@ -572,19 +579,20 @@ static void on_alrm(int sig)
 
 static void itimer_raise(void)
 {
-	/* Longer than the slowest round trip (mprotect, per-access). */
-	struct itimerval it = { { 0, 20000 }, { 0, 20000 } };
+	/* Well above the slowest round trip (mprotect, per-access, on a
+	 * loaded machine: 10-30 ms), which every alarm adds to. */
+	struct itimerval it = { { 0, 50000 }, { 0, 50000 } };
 	long i;
 
 	install(SIGUSR1, on_usr1, 0);
 	install(SIGALRM, on_alrm, SA_RESTART);
 	setitimer(ITIMER_REAL, &it, NULL);
-	for (i = 0; i < 300 || n_alrm < 3; i++)
+	for (i = 0; i < 100 || n_alrm < 2; i++)
 		raise(SIGUSR1);
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
 	printf("raise with itimer: each once %d, alarms %d\n", n_usr1 == i,
-	       n_alrm >= 3);
+	       n_alrm >= 2);
 }
 
 static void *volatile bad_fp;
@@ -610,13 +618,13 @@ static void bad_frame(const char *how)
 	void *page = mmap(NULL, 65536, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			  -1, 0);
 	stack_t ss = { .ss_sp = page, .ss_size = 65536 };
+	const int sigs[] = { SIGUSR1, SIGUSR2, 0 };
 	struct sigaction sa;
 
+	install_si(on_bad_fp, sigs);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_bad_fp;
 	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGUSR1, &sa, NULL);
-	sigaction(SIGUSR2, &sa, NULL);
 	for (int i = 0; i < 2; i++)
 		raise(SIGUSR1);
 	printf("bad %s: hits=%d\n", how, (int)hits);
