@@ -6,9 +6,9 @@
  * write on the monitor's /dev/zero and /dev/null, a signal the task sends
  * itself (kill, tgkill, tkill: delivered, or queued while it is blocked),
  * rt_sigprocmask (and the delivery of a signal it lets through) and the
- * rt_sigreturn that ends a handler (src/signal/fast.c).  Each gives what the full path's handler
- * gives (sys_proc.c, sys_file.c, sys_signal.c), with the same counts, or
- * declines before it changes anything.
+ * rt_sigreturn that ends a handler (src/signal/fast.c).  Each gives what
+ * the full path's handler gives (sys_proc.c, sys_file.c, sys_signal.c),
+ * with the same counts, or declines before it changes anything.
  */
 #include "linux_internal.h"
 
@@ -72,8 +72,8 @@ static inline UA_FAST bool fast_self(const struct ua_task *t, pid_t pid,
 	return pid == me || pid == t->tid;
 }
 
-/* kill(pid, sig), tgkill(tgid, tid, sig), tkill(tid, sig) of the task by
- * itself. */
+/* kill(pid, sig), tgkill(tgid, tid, sig), tkill(tid, sig) of the task
+ * by itself. */
 static inline UA_FAST long fast_kill(struct ua_task *t, struct ua_thread *self,
 				     uint64_t nr)
 {

@@ -117,6 +117,17 @@ static inline UA_FAST long fast_frame_build(struct ua_task *t,
 	return 0;
 }
 
+/* The siginfo of a signal the task sends itself (syscalls.c sender_info). */
+static inline UA_FAST void fast_self_info(siginfo_t *si, int sig, int code,
+					  pid_t pid, uid_t uid)
+{
+	fast_zero(si, sizeof(*si) / 8);
+	si->si_signo = sig;
+	si->si_code = code;
+	si->si_pid = pid;
+	si->si_uid = uid;
+}
+
 /*
  * sig is blocked: queue it as ua__sig_send() would, without s->lock
  * (signal_internal.h says why that is enough for a task's own queue).
@@ -132,11 +143,7 @@ static inline UA_FAST long fast_queue_self(struct ua_task *t, int sig,
 	if (sig >= UA_SIGRTMIN || s->exited || !ua__sigq_trylock(s))
 		return UA_FAST_DECLINE;
 	if (!(atomic_load_explicit(&s->pending, memory_order_relaxed) & bit)) {
-		fast_zero(si, sizeof(*si) / 8);
-		si->si_signo = sig;
-		si->si_code = code;
-		si->si_pid = pid;
-		si->si_uid = uid;
+		fast_self_info(si, sig, code, pid, uid);
 		atomic_fetch_or(&s->pending, bit);
 	}
 	ua__sigq_unlock(s);
@@ -167,13 +174,8 @@ UA_FAST long ua__fast_signal_self(struct ua_task *t, struct ua_thread *self,
 		return fast_queue_self(t, sig, code, pid, uid);
 	if (!fast_frame_place(t, sig, &ka, &frame, &fp, &len))
 		goto decline;
-	if (ka->flags & SA_SIGINFO) {
-		fast_zero(&info, sizeof(info) / 8);
-		info.si_signo = sig;
-		info.si_code = code;
-		info.si_pid = pid;
-		info.si_uid = uid;
-	}
+	if (ka->flags & SA_SIGINFO)
+		fast_self_info(&info, sig, code, pid, uid);
 	if (!fast_frame_build(t, self, sig, ka, &info, frame, fp, len))
 		return 0;
 decline:
