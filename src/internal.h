@@ -70,6 +70,13 @@ struct ua_protect_ops {
 	 * called for none and pkey: protect.c switches those inline.
 	 */
 	void (*switch_mode)(struct ua_space *sp, int from, int to);
+	/*
+	 * May be NULL.  Before the violation report's call trace, which must
+	 * unwind through frames on guest stacks that the thread's protection
+	 * locks (a monitor handler stacked on guest code): let the thread read
+	 * them.  The process aborts right after.
+	 */
+	void (*oops_unlock)(void);
 };
 
 /* Per-thread protection mode of a space (window kinds use UA_WIN_*). */

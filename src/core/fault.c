@@ -167,9 +167,11 @@ report_violation(const struct violation *v, siginfo_t *info, ucontext_t *uc)
 				 "table fixup; it is not taken, as a window "
 				 "bug must not pass for -EFAULT\n");
 	ua__write_str(2, "uaccess: call trace:\n");
+	if (v->sp->ops->oops_unlock)
+		v->sp->ops->oops_unlock();
 	n = backtrace(frames, 32);
 	backtrace_symbols_fd(frames, n, 2);
-	/* The guest page stays locked: abort cannot be swallowed by a retry. */
+	/* A caught SIGABRT must not let the faulting access run again. */
 	signal(SIGABRT, SIG_DFL);
 	abort();
 }

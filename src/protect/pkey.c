@@ -161,9 +161,21 @@ static int pk_map_prot(struct ua_space *sp, int guest_prot)
 	return guest_prot;
 }
 
+/*
+ * Every access-disabled key becomes read-only: the unwinder reads guest
+ * stacks, and nothing in the report writes one.
+ */
+static void pk_oops_unlock(void)
+{
+	uint32_t old = ua__rdpkru(), ad = old & 0x55555555u;
+
+	ua__wrpkru((old & ~ad) | (ad << 1));
+}
+
 const struct ua_protect_ops ua__protect_pkey = {
 	.kind = UA_PROTECT_PKEY,
 	.init = pk_init,
 	.fini = pk_fini,
 	.map_prot = pk_map_prot,
+	.oops_unlock = pk_oops_unlock,
 };

@@ -328,10 +328,12 @@ static bool sweep_hook(struct ua_task *t, struct ua_pt_regs *r, void *data)
 }
 
 /* Uses its stack: the frame below must not matter to the exit path. */
-static void sweep_usr1(int sig)
+static void sweep_usr1(int sig, siginfo_t *si, void *uc)
 {
 	volatile char buf[256];
 
+	(void)si;
+	(void)uc;
 	memset((char *)buf, sig, sizeof(buf));
 	sweep_signals++;
 }
@@ -344,7 +346,7 @@ static _Noreturn void sweep_child(void)
 
 	ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 	raise(SIGSTOP);
-	signal(SIGUSR1, sweep_usr1);
+	install(SIGUSR1, sweep_usr1, pkey_backend() ? SA_ONSTACK : 0);
 	sp = ua_space_create(TT_SPACE_SIZE, NULL);
 	t = sp ? ua_task_create(sp, sweep_guest, NULL, NULL) : NULL;
 	if (!t)
