@@ -8,6 +8,7 @@ usage: test_uabench.py UABENCH SCHEMA
 
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -46,6 +47,26 @@ def schema_errors(doc):
     if bool(real) != bool(errs):
         return errs + ["jsonschema disagrees: " + "; ".join(real[:3])]
     return errs
+
+
+def cpu_flags():
+    """The flags line of /proc/cpuinfo, as the kernel shows them."""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def hwcap2():
+    """AT_HWCAP2 (26) of this process's auxiliary vector."""
+    with open("/proc/self/auxv", "rb") as f:
+        data = f.read()
+    for i in range(0, len(data) - 15, 16):
+        key, val = struct.unpack_from("<QQ", data, i)
+        if key == 26:
+            return val
+    return 0
 
 
 def methods(doc, group, backend=None):
@@ -302,7 +323,8 @@ class Json(unittest.TestCase):
         bes = self.backends(doc)
         (case,) = doc["cases"]
         ms = {m["method"]: m for m in case["methods"]}
-        want = (["host", "host_tgkill"] + ["per_access_" + b for b in bes] +
+        want = (["host", "host_tgkill", "frame_floor"] +
+                ["per_access_" + b for b in bes] +
                 ["block_" + b for b in bes])
         self.assertEqual([m["method"] for m in case["methods"]], want)
         per_access = set()
@@ -313,7 +335,7 @@ class Json(unittest.TestCase):
             self.assertEqual(len(m["samples_ns"]), 2)
             self.assertIsNone(m["instructions_per_op"])
             self.assertEqual(c["fixups"], 0)
-            if name.startswith("host"):
+            if name.startswith("host") or name == "frame_floor":
                 self.assertEqual(c["switches"], 0)
             elif name.startswith("block_"):
                 self.assertEqual(c["switches"], 250, name)
@@ -359,6 +381,34 @@ class Json(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         if "pkey" not in bes:
             self.assertIn("skipped: CPUID.(EAX=7,ECX=0):ECX.", r.stdout)
+
+    def test_floors(self):
+        doc = self.json_of("floors", "-n", "100", "-r", "2")
+        flags = cpu_flags()
+        want = ["entry_exit_stub", "frame_write_read", "memset_512",
+                "host_signal_round_trip"]
+        if "ospke" in flags:
+            want.append("wrpkru")
+        if hwcap2() & 2:
+            want.append("wrfsbase")
+        (case,) = doc["cases"]
+        self.assertEqual([m["method"] for m in case["methods"]], want)
+        mach = doc["machine"]
+        self.assertEqual(mach["pku"], "ospke" in flags)
+        self.assertEqual(mach["fsgsbase"], bool(hwcap2() & 2))
+        self.assertEqual(mach["avx512"], "avx512f" in flags)
+        pku = ("yes" if "ospke" in flags else
+               "in the CPU, off in the OS" if "pku" in flags else "no")
+        self.assertTrue(mach["host_kind"].startswith(f"PKU {pku}, "),
+                        mach["host_kind"])
+        r = run("floors", "-n", "100", "-r", "1")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for m in want:
+            self.assertIn(m, r.stdout)
+        for m, why in (("wrpkru", "OSPKE"), ("wrfsbase", "AT_HWCAP2")):
+            if m not in want:
+                self.assertIn(f"{m}: not measured", r.stdout)
+                self.assertIn(why, r.stdout)
 
     def check_wrpkru(self, doc, group, method):
         """The pkey WRPKRU row: measured with protection keys, else
@@ -811,7 +861,7 @@ class Report(unittest.TestCase):
                              ["usercopy", "zero", "nofault", "signal1",
                               "raise", "null_syscall", "fault", "async",
                               "compilers", "real_getppid", "real_signal1",
-                              "real_dd"])
+                              "real_dd", "floors"])
             st = {t["key"]: t["status"] for t in saved["targets"]}
             self.assertNotIn("pending", st.values())
             self.assertEqual(st["sig_switches_block"], "met")

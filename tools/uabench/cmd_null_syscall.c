@@ -103,10 +103,12 @@ static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 	struct bench_case c = {
 		.group = "null_syscall",
 		.label = "round trip",
-		.nmeth = 2,
+		.nmeth = 3,
 		.ref = 0,
 		.m = { { "getppid", ns_getppid, NULL, NULL, NULL },
-		       { "ua_sys_nop", ns_nop, NULL, NULL, NULL } },
+		       { "ua_sys_nop", ns_nop, NULL, NULL, NULL },
+		       { "floor_stub", bench_floor_stub_loop, NULL, NULL,
+			 NULL } },
 	};
 	struct ua_task_opts to = { .stack_size = GUEST_STACK };
 	struct ns_guest g = { ctx, &c, doc, -1 };
@@ -133,6 +135,9 @@ static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 	bench_ratio_add(doc, g.idx, "ua_sys_nop", "getppid",
 			"null_syscall_vs_getppid", p != UA_PROTECT_MPROTECT,
 			"ua_sys_nop round trip vs host getppid()");
+	bench_ratio_add(doc, g.idx, "ua_sys_nop", "floor_stub",
+			"null_syscall_vs_floor", p != UA_PROTECT_MPROTECT,
+			"ua_sys_nop round trip vs the empty entry/exit stub");
 }
 
 static void ns_print(FILE *f, const struct bench_doc *doc, bool md)

@@ -39,6 +39,8 @@
 #define INSN_COUNT 100
 /* With -n, a repetition of a slow configuration runs fewer raises. */
 #define CAP_REP_US 500000
+/* The floor method (floors.c): a frame's bytes and nothing else. */
+#define FRAME_FLOOR "frame_floor"
 
 struct raise_cfg {
 	char name[32];
@@ -182,6 +184,8 @@ static const char *cfg_title(char *b, size_t n, const char *method)
 		snprintf(b, n, "host raise()");
 	else if (!strcmp(method, "host_tgkill"))
 		snprintf(b, n, "host tgkill()");
+	else if (!strcmp(method, FRAME_FLOOR))
+		snprintf(b, n, "floor: frame write + read");
 	else if (!strncmp(method, "block_", 6))
 		snprintf(b, n, "engine block %s", method + 6);
 	else
@@ -194,7 +198,7 @@ static int none_of(const struct bench_case_res *c, const char *method)
 {
 	char name[48];
 
-	if (!strncmp(method, "host", 4))
+	if (!strncmp(method, "host", 4) || !strcmp(method, FRAME_FLOOR))
 		return -1;
 	snprintf(name, sizeof(name), "%s_none",
 		 !strncmp(method, "block_", 6) ? "block" : "per_access");
@@ -301,6 +305,11 @@ static void add_ratios(struct bench_doc *doc, int idx, unsigned set)
 	set_backend(doc, "none");
 	bench_ratio_add(doc, idx, "per_access_none", "host", NULL, false,
 			"signal round trip, engine per-access (none) vs host");
+	set_backend(doc, "none");
+	bench_ratio_add(doc, idx, "block_none", FRAME_FLOOR, "sig_vs_floor",
+			true,
+			"signal round trip, engine block (none) vs the frame "
+			"floor");
 	set_backend(doc, "none");
 	bench_ratio_add(
 		doc, idx, "block_none", "host_tgkill", NULL, false,
@@ -414,10 +423,11 @@ static int raise_run(struct bench_ctx *ctx, struct bench_doc *doc)
 		.ref = 0,
 		.cap_rep_us = CAP_REP_US,
 		.m = { { "host", host_raise, NULL, NULL, NULL },
-		       { "host_tgkill", host_tgkill, NULL, NULL, NULL } },
+		       { "host_tgkill", host_tgkill, NULL, NULL, NULL },
+		       { FRAME_FLOOR, bench_frame_floor, NULL, NULL, NULL } },
 	};
 	struct sigaction old;
-	int n = 2;
+	int n = 3;
 
 	if (!rp)
 		bench_die("out of memory");
@@ -476,6 +486,10 @@ static int raise_count_child(const char *method, uint64_t n)
 		if (host_handler(NULL))
 			return BENCH_EXIT_FAIL;
 		(method[4] ? host_tgkill : host_raise)(NULL, n);
+		return 0;
+	}
+	if (!strcmp(method, FRAME_FLOOR)) {
+		bench_frame_floor(NULL, n);
 		return 0;
 	}
 	for (enum ua_frame_mode md = UA_FRAME_BLOCK; md <= UA_FRAME_PER_ACCESS;

@@ -319,8 +319,10 @@ static void target_row(FILE *f, bool md, const char *what, const char *be,
 void bench_print_targets(FILE *f, struct bench_doc *const *docs, int ndocs,
 			 bool md)
 {
-	char v[32], q[40], st[300];
+	char v[32], q[40], st[300], kind[160];
 
+	bench_host_kind_str(kind, sizeof(kind));
+	fprintf(f, md ? "Host: %s.\n\n" : "host: %s\n", kind);
 	if (md)
 		fprintf(f, "| measure | backend | ratio or count | quartiles | "
 			   "target | status |\n|---|---|---|---|---|---|\n");
@@ -524,7 +526,8 @@ static void jw_backends(struct jw *w, const char *key, unsigned set)
 static void jw_machine(struct jw *w)
 {
 	struct utsname u;
-	char cpu[160];
+	struct bench_host h;
+	char cpu[160], kind[160];
 	const char *why = NULL;
 	double load[1];
 
@@ -539,6 +542,15 @@ static void jw_machine(struct jw *w)
 	jw_num(w, "loadavg_1min", getloadavg(load, 1) == 1 ? load[0] : NAN);
 	jw_bool(w, "tsc_invariant", bench_tsc_invariant());
 	jw_num(w, "tsc_ghz", bench_tsc_ghz() ? bench_tsc_ghz() : NAN);
+	jw_str(w, "host_kind", bench_host_kind_str(kind, sizeof(kind)));
+	bench_host_kind(&h);
+	jw_bool(w, "pku", h.ospke);
+	jw_bool(w, "fsgsbase", h.fsgsbase);
+	jw_bool(w, "avx512", h.avx512);
+	if (h.pti < 0)
+		jw_str(w, "pti", NULL);
+	else
+		jw_bool(w, "pti", h.pti);
 	jw_backends(w, "backends_available", bench_backends_available());
 	if (!ua_protect_available(UA_PROTECT_PKEY, &why))
 		jw_str(w, "pkey_unavailable_reason", why);

@@ -21,6 +21,10 @@ const struct bench_target bench_targets[] = {
 	{ "sig_vs_host",
 	  "signal round trip, engine (none) vs host kernel delivery",
 	  ">= 25x faster", 25, NULL, false },
+	{ "sig_vs_floor",
+	  "signal round trip, engine (none) vs its floor (frame write + "
+	  "read)",
+	  "within 2.5x (>= 0.40)", 0.40, NULL, false },
 	{ "sig_backend_vs_none",
 	  "signal round trip, real backend in block mode vs none",
 	  ">= 0.90 (pkey); mprotect reported", 0.90, NULL, false },
@@ -37,6 +41,9 @@ const struct bench_target bench_targets[] = {
 	{ "null_syscall_vs_getppid",
 	  "null syscall (guest -> monitor -> guest) vs host getppid",
 	  ">= 15x faster", 15, NULL, false },
+	{ "null_syscall_vs_floor",
+	  "null syscall vs its floor (an empty entry/exit stub)",
+	  "within 2x (>= 0.50)", 0.50, NULL, false },
 	/* Reported only: the count per operation and its share of the time. */
 	{ "pkey_wrpkru",
 	  "pkey null syscall and clear_user: WRPKRU per op, cost of each",

@@ -25,7 +25,7 @@
 
 #include <uaccess.h>
 
-#define BENCH_MAX_METH 8
+#define BENCH_MAX_METH 10
 #define BENCH_MAX_REPS 31
 #define BENCH_MAX_THREADS 1024 /* signal1 -t, will-it-scale's older cap */
 
@@ -131,6 +131,21 @@ extern const struct bench_cmd bench_cmd_real_getppid;
 extern const struct bench_cmd bench_cmd_real_signal1;
 extern const struct bench_cmd bench_cmd_real_dd;
 extern const struct bench_cmd bench_cmd_report;
+extern const struct bench_cmd bench_cmd_floors;
+
+/* The kind of host (floors.c): what moves the figures between hosts. */
+struct bench_host {
+	bool pku, ospke; /* CPUID 7:ECX: the CPU has keys, the OS on */
+	bool fsgsbase;   /* the kernel enables FSGSBASE (AT_HWCAP2) */
+	bool avx512;     /* AVX-512F, its state enabled in XCR0 */
+	int pti;         /* page-table isolation: 1 on, 0 off, -1 unknown */
+};
+void bench_host_kind(struct bench_host *h);
+const char *bench_host_kind_str(char *buf, size_t n);
+/* Floor methods that other subcommands time beside the engine. */
+void bench_floor_stub_loop(void *p, uint64_t n);
+void bench_frame_floor(void *p, uint64_t n);
+size_t bench_frame_floor_bytes(void);
 
 /* The table of subcommands, NULL-terminated (main.c). */
 extern const struct bench_cmd *const bench_cmds[];
