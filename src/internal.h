@@ -184,6 +184,8 @@ UA_HIDDEN int ua__space_prot_at(struct ua_space *sp, uintptr_t addr);
 UA_HIDDEN const struct ua_protect_ops *ua__protect_select(enum ua_protect p,
 							  int *err);
 UA_HIDDEN bool ua__protect_window_open(int kind, const void *ptr, size_t len);
+/* pkey: clear [to, +n) in a lean window; false if it cannot be one. */
+UA_HIDDEN bool ua__pkey_clear_lean(void *to, size_t n, size_t *left);
 UA_HIDDEN void ua__protect_window_close(int kind);
 UA_HIDDEN int ua__protect_mode(const struct ua_space *sp);
 UA_HIDDEN void ua__protect_forget(const struct ua_space *sp);

@@ -150,6 +150,8 @@ size_t ua__clear_user_slow(void *to, size_t n)
 
 	if (!n)
 		return 0;
+	if (!UA_DEBUG_WINDOWS && ua__pkey_clear_lean(to, n, &left))
+		return left;
 	if (!ua_user_write_access_begin(to, n))
 		return n;
 	left = ua__raw_clear(to, n);
