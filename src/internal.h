@@ -115,6 +115,13 @@ struct ua_thread {
 	struct ua_space *cur;
 	struct ua_stats stats;
 	/*
+	 * WRPKRU, FS-base writes and host signals (ua_stats_get_insns()):
+	 * bumped with ua__count() where each happens, through the thread's
+	 * ua_thread pointer on the fast path (no %fs there) and by the FS
+	 * base stub in trap.S at UA_THREAD_INSN (task_internal.h).
+	 */
+	struct ua_insn_stats insn;
+	/*
 	 * Lean windows (ua__lean_window_open): one count, up on the open
 	 * and up again on the close, so an odd value means one is open (on
 	 * cur, for writing) and the value is the switches they made;
@@ -144,6 +151,23 @@ struct ua_thread {
 };
 
 extern UA_TLS struct ua_thread ua_self;
+
+/*
+ * One more of a per-thread counter, in one instruction: a signal handler
+ * on the same thread that counts too (a fault, the interrupt signal) can
+ * come between a load and a store, never inside an add to memory.  No
+ * lock prefix: no other thread writes it.
+ */
+static inline UA_FAST void ua__count(uint64_t *c)
+{
+#if defined(__x86_64__)
+	asm volatile("addq $1, %0" : "+m"(*c));
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+	(*c)++;
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
 
 /*
  * Take a space's lock, noting it in the thread: code that may run in a

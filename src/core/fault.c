@@ -423,6 +423,7 @@ __attribute__((no_sanitize_address)) void
 ua__fault_handler(int sig, siginfo_t *info, void *uc)
 {
 	clear_ac();
+	ua__count(&ua_self.insn.sig_fault);
 	fault_handler_body(sig, info, uc);
 }
 

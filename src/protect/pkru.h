@@ -18,7 +18,7 @@
 #define UA_PKRU_MASK(k) (UA_PKRU_AD(k) | UA_PKRU_WD(k))
 
 #if defined(__x86_64__)
-static inline uint32_t ua__rdpkru(void)
+static inline UA_FAST uint32_t ua__rdpkru(void)
 {
 	uint32_t eax, edx;
 
@@ -26,26 +26,38 @@ static inline uint32_t ua__rdpkru(void)
 	return eax;
 }
 
-/* The memory clobber keeps guest accesses on their side of the switch. */
-static inline void ua__wrpkru(uint32_t v)
+/*
+ * Every WRPKRU of the library is this one, counted in the thread's
+ * insn.wrpkru (ua_stats_get_insns()).  self: the calling thread's
+ * ua_thread, which the rewrite fast path has without reading %fs.  The
+ * memory clobber keeps guest accesses on their side of the switch.
+ */
+static inline UA_FAST void ua__wrpkru_self(struct ua_thread *self, uint32_t v)
 {
 	asm volatile(".byte 0x0f, 0x01, 0xef"
 		     :
 		     : "a"(v), "c"(0), "d"(0)
 		     : "memory");
+	ua__count(&self->insn.wrpkru);
 }
 #else
 /* No protection keys: ua__pkey_available() says no, so never called. */
-static inline uint32_t ua__rdpkru(void)
+static inline UA_FAST uint32_t ua__rdpkru(void)
 {
 	return 0;
 }
 
-static inline void ua__wrpkru(uint32_t v)
+static inline UA_FAST void ua__wrpkru_self(struct ua_thread *self, uint32_t v)
 {
+	(void)self;
 	(void)v;
 }
 #endif
+
+static inline void ua__wrpkru(uint32_t v)
+{
+	ua__wrpkru_self(&ua_self, v);
+}
 
 /*
  * The bits of one key for a mode: locked = access- and write-disable,

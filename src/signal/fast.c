@@ -12,10 +12,14 @@
  * unchanged.  Everything else declines before it changes anything that
  * matters, and the full path does the call from the start: a frame that
  * cannot be built or read, a handler that is not a function, per-access
- * frames, full-context frames, hosts where PKRU is in XSAVE (the guest's
- * PKRU is handed over at the full exit), and builds whose accessors are
- * not inline machine code (the portable ones, debug windows, no
- * optimisation to fold the block-mode helpers).
+ * frames, full-context frames, and builds whose accessors are not inline
+ * machine code (the portable ones, debug windows, no optimisation to fold
+ * the block-mode helpers).  Where PKRU is XSAVE state, the guest's PKRU
+ * (t->pkru, the live value: trap_fast.c runs only while it is the
+ * monitor's own) goes into the frame as the full path writes it
+ * (ua__fill_rt_frame()), and rt_sigreturn takes the frame's through
+ * ua__pkru_set_guest(), as the full path does; trap_fast.c hands a
+ * changed one to the guest on the way out.
  */
 #include <errno.h>
 
@@ -41,8 +45,7 @@ static inline UA_FAST void fast_zero(void *p, size_t n)
 /* Anything in the task's state that needs the full path. */
 static inline UA_FAST bool fast_ok(struct ua_task *t)
 {
-	return t->frame_mode == UA_FRAME_BLOCK && !ua__pkru_in_xstate &&
-	       !sigstate(t)->exited;
+	return t->frame_mode == UA_FRAME_BLOCK && !sigstate(t)->exited;
 }
 
 /* Copy n words: a string instruction, for fast_zero()'s reason. */
@@ -330,6 +333,9 @@ UA_FAST long ua__fast_sigreturn(struct ua_task *t, struct ua_thread *self)
 	r->eflags = ua__user_eflags(r->eflags);
 	/* The x87 status word is clear after the restore: no reads needed. */
 	ua__fpu_set_ctl(fpu.mxcsr, fpu.fcw);
+	/* Given to the guest by the fast path's exit (trap_fast.c). */
+	if (fpu.pkru_valid)
+		ua__pkru_set_guest(t, fpu.pkru);
 	return (long)r->rax;
 decline:
 	ua__win_forget(self);

@@ -132,6 +132,7 @@ ua__irq_handler(int sig, siginfo_t *info, void *uc)
 			 "andl $~0x40000, (%%rsp)\n\t"
 			 "popfq\n\t"
 			 "leaq 128(%%rsp), %%rsp" ::: "cc", "memory");
+	ua__count(&ua_self.insn.sig_irq);
 	(void)sig;
 	saved = errno;
 	/* Only the library's own kicks: tgkill() from this process. */

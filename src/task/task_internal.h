@@ -44,6 +44,14 @@ struct ua_trap_block {
 	struct ua_thread *self;
 };
 
+/*
+ * Offsets trap.S uses (asserted in trap_sud.c): the trap block's self,
+ * and the FS-base write counters of struct ua_thread's insn.
+ */
+#define UA_TB_SELF 48
+#define UA_THREAD_INSN_WRFSBASE 40
+#define UA_THREAD_INSN_FS_SYSCALLS 48
+
 /* Selector values (linux/prctl.h SYSCALL_DISPATCH_FILTER_*). */
 #define UA_SUD_ALLOW 0
 #define UA_SUD_BLOCK 1
@@ -265,7 +273,7 @@ static inline void ua__pkru_entry(struct ua_task *t)
  * touches) and, under the pkey backend, of the space's key (the exit
  * path may write the guest stack) stay as they were.
  */
-static inline void ua__pkru_set_guest(struct ua_task *t, uint32_t v)
+static inline UA_FAST void ua__pkru_set_guest(struct ua_task *t, uint32_t v)
 {
 	uint32_t keep = UA_PKRU_MASK(0);
 

@@ -19,6 +19,14 @@
  * the same either way.  Anything else returns 0 before any change, and
  * the stub loads the monitor's FS base and takes the full path.
  *
+ * Where PKRU is XSAVE state (ua__pkru_in_xstate) it is the guest's while
+ * this runs.  The commonest case is that it is the monitor's own too
+ * (nothing ever set another): then nothing is switched, one RDPKRU notes
+ * it as the guest's for a frame, and only an rt_sigreturn that gave the
+ * guest another PKRU costs a WRPKRU on the way out, as on the full path.
+ * A guest running with a PKRU of its own takes the full path, which
+ * hands PKRU over at entry and exit.
+ *
  * A host signal that arrives meanwhile finds monitor code on the monitor
  * stack (irq.c, task.c ua__guest_context): its entry stub loads the
  * monitor's FS base for the handler and puts the guest's back after;
@@ -41,11 +49,19 @@ UA_FAST int ua__fast_rewrite(struct ua_task *t)
 	struct ua_space *sp = t->sp;
 	struct ua__rw_site *site;
 	bool work = false;
+	uint32_t pkru = 0;
 	long ret;
 
 	if (!self || self->cur != sp || !ua__none_lock_ok(self, sp) ||
 	    t->hook || t->fpu_restore || t->full_ctx || !ua__exit_store_ok(t))
 		return 0;
+	if (ua__pkru_in_xstate) {
+		pkru = ua__rdpkru();
+		if (pkru != t->pkru_monitor)
+			return 0;
+		/* The guest's, for a frame (what ua__pkru_entry() notes). */
+		t->pkru = pkru;
+	}
 	/* The return address is the instruction after the 2-byte site. */
 	site = ua__fast_rw_site(t, r->rip - 2);
 	if (!site)
@@ -67,6 +83,9 @@ UA_FAST int ua__fast_rewrite(struct ua_task *t)
 	if (self->win_kind)
 		ua__win_forget(self);
 	ua__none_unlock(self, sp);
+	/* An rt_sigreturn gave the guest another PKRU (ua__pkru_exit()). */
+	if (ua__pkru_in_xstate && t->pkru != pkru)
+		ua__wrpkru_self(self, t->pkru);
 	/* Exit work (a signal queued meanwhile): the exit code runs it. */
 	if (work)
 		t->irq_pending = 1;

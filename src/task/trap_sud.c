@@ -42,6 +42,11 @@ _Static_assert(offsetof(struct ua_trap_block, resume_monitor) == 25,
 	       "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, task) == 16, "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, rw_entry) == 32, "trap.S");
+_Static_assert(offsetof(struct ua_trap_block, self) == UA_TB_SELF, "trap.S");
+_Static_assert(offsetof(struct ua_thread, insn.wrfsbase) ==
+		       UA_THREAD_INSN_WRFSBASE, "trap.S");
+_Static_assert(offsetof(struct ua_thread, insn.fs_syscalls) ==
+		       UA_THREAD_INSN_FS_SYSCALLS, "trap.S");
 
 bool ua__have_fsgsbase;
 /* Set once a task with trapped syscalls has run: the stubs switch FS. */
@@ -164,6 +169,7 @@ UA_HIDDEN void ua__sigsys_handler(int sig, siginfo_t *info, void *ucv)
 	struct ua_task *t = ua__cur_task;
 	int saved = errno;
 
+	ua__count(&ua_self.insn.sig_sysdispatch);
 	if (info->si_code != SYS_USER_DISPATCH || !t || !t->trap ||
 	    ua_self.guest_space != t->sp) {
 		sigsys_foreign(sig, info, ucv);

@@ -2,7 +2,7 @@
 /*
  * Every public call of the core, once, with exact results: space.h,
  * access.h, window.h (scoped forms included), nofault.h, iter.h, fault.h,
- * stats.h, protect.h and extable.h.  tools/check-install builds it against
+ * stats.h (ua_stats_get_insns() too), protect.h and extable.h.  tools/check-install builds it against
  * an installed copy with nothing but `pkg-config --cflags --libs uaccess`;
  * meson also builds and runs it against the build tree.  No test framework:
  * prints "api_all: N checks passed" and exits 0, or names the first failure.
@@ -444,6 +444,32 @@ efault:
 	CHECK(!"store in a write window faulted");
 }
 
+/*
+ * ua_stats_get_insns(): a fixed-up fault is one host signal in the fault
+ * handler; a shorter structure gets only its own bytes; the reset
+ * zeroes the counts with the others.
+ */
+static void insn_stats(void)
+{
+	struct ua_insn_stats a, b;
+	uint64_t part[2] = { 7, 7 };
+	uint32_t v;
+
+	CHECK(ua_stats_get_insns(&a, sizeof(a)) == sizeof(a));
+	CHECK(ua_get_user(v, (uint32_t *)hole) == -EFAULT && v == 0);
+	CHECK(ua_stats_get_insns(&b, sizeof(b)) == sizeof(b));
+	CHECK(b.sig_fault == a.sig_fault + 1);
+	CHECK(b.sig_sysdispatch == a.sig_sysdispatch && b.sig_irq == a.sig_irq);
+	CHECK(b.wrfsbase == a.wrfsbase && b.fs_syscalls == a.fs_syscalls);
+	CHECK(ua_stats_get_insns((struct ua_insn_stats *)part, 8) ==
+		      sizeof(a) &&
+	      part[0] == b.wrpkru && part[1] == 7);
+	ua_stats_reset();
+	ua_stats_get_insns(&b, sizeof(b));
+	CHECK(!b.wrpkru && !b.wrfsbase && !b.fs_syscalls &&
+	      !b.sig_sysdispatch && !b.sig_irq && !b.sig_fault);
+}
+
 int main(void)
 {
 	spaces();
@@ -453,6 +479,7 @@ int main(void)
 	iter();
 	fault_and_extable();
 	protect();
+	insn_stats();
 	CHECK(ua_space_use(NULL) == sp);
 	ua_space_destroy(sp);
 	printf("api_all: %d checks passed (protection %s)\n", checks,

@@ -45,4 +45,25 @@ void t_fill(void *guest, int c, size_t n);
 void t_guest_begin(struct ua_space *sp);
 void t_guest_end(struct ua_space *sp);
 
+/**
+ * struct t_host_count - what a traced child did between two marks
+ * @syscalls: host system calls it made
+ * @mprotects: of those, mprotect() (the mprotect backend's switches)
+ * @signals: signals the kernel delivered to it
+ */
+struct t_host_count {
+	long syscalls, mprotects, signals;
+};
+
+/*
+ * Run fn(arg) in a child traced from here (thost.c); fn calls
+ * t_host_mark() to divide its run into intervals: out[i] is what happened
+ * between its marks i and i + 1, for i < n.  The marks themselves are not
+ * counted, nor anything before the first.  Returns the child's wait
+ * status (fn returning: exit 0).
+ */
+int t_host_trace(void (*fn)(void *), void *arg, struct t_host_count *out,
+		 int n);
+void t_host_mark(void);
+
 #endif

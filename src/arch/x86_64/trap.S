@@ -24,6 +24,10 @@
 #define TB_TASK 16
 #define TB_SEL 24
 #define TB_RESUME 25
+#define TB_SELF 48
+/* struct ua_thread: insn.wrfsbase, insn.fs_syscalls (task_internal.h). */
+#define TH_WRFSBASE 40
+#define TH_FS_SYSCALLS 48
 
 /* struct ua_task: its pt_regs first, then the monitor stack (entry.S). */
 #define R15 0
@@ -59,7 +63,10 @@
  * uint64_t ua__fs_get(void), void ua__fs_set(uint64_t), uint64_t
  * ua__gs_get(void): FSGSBASE instructions when the kernel enables them
  * (AT_HWCAP2 bit 1), else arch_prctl.  Clobber rax rcx rdx rsi rdi r11
- * only; no %fs access, no C.
+ * only; no %fs access, no C.  ua__fs_set is every FS-base write of the
+ * library, called only while the GS base is a trap block: it counts the
+ * write in the thread's ua_thread, found through the block (one add to
+ * memory, which no signal on this thread can split).
  */
 	.p2align 4
 	.type	ua__fs_get, @function
@@ -85,11 +92,18 @@ ua__fs_get:
 	.type	ua__fs_set, @function
 ua__fs_set:
 	.cfi_startproc
+	movq	%gs:TB_SELF, %rax
 	cmpb	$0, ua__have_fsgsbase(%rip)
 	je	1f
 	wrfsbase %rdi
-	ret
-1:	movq	%rdi, %rsi
+	testq	%rax, %rax
+	jz	2f
+	addq	$1, TH_WRFSBASE(%rax)
+2:	ret
+1:	testq	%rax, %rax
+	jz	3f
+	addq	$1, TH_FS_SYSCALLS(%rax)
+3:	movq	%rdi, %rsi
 	movl	$ARCH_SET_FS, %edi
 	movl	$NR_arch_prctl, %eax
 	syscall
