@@ -187,35 +187,11 @@ size_t bench_frame_floor_bytes(void)
 
 /* ---- the other floors ---- */
 
-static inline uint32_t rdpkru(void)
-{
-	uint32_t a, d;
-
-	asm volatile(".byte 0x0f,0x01,0xee" : "=a"(a), "=d"(d) : "c"(0));
-	return a;
-}
-
-static inline void wrpkru(uint32_t v)
-{
-	asm volatile(".byte 0x0f,0x01,0xef"
-		     :
-		     : "a"(v), "c"(0), "d"(0)
-		     : "memory");
-}
-
-/*
- * One WRPKRU that changes the value (the engine skips the others): key 15
- * toggled, whose pages nothing here touches.
- */
+/* One WRPKRU that changes the value (the engine skips the others). */
 static void fl_wrpkru(void *p, uint64_t n)
 {
-	uint32_t v0 = rdpkru(), v1 = v0 ^ (1u << 30);
-
 	(void)p;
-	for (uint64_t i = 0; i < n; i += 2) {
-		wrpkru(v1);
-		wrpkru(v0);
-	}
+	bench_wrpkru_toggle(n);
 }
 
 /*

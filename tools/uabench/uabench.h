@@ -145,6 +145,8 @@ const char *bench_host_kind_str(char *buf, size_t n);
 /* Floor methods that other subcommands time beside the engine. */
 void bench_floor_stub_loop(void *p, uint64_t n);
 void bench_frame_floor(void *p, uint64_t n);
+/* n WRPKRUs that each change PKRU (wrpkru.c); only with OSPKE. */
+void bench_wrpkru_toggle(uint64_t n);
 size_t bench_frame_floor_bytes(void);
 
 /* The table of subcommands, NULL-terminated (main.c). */

@@ -65,26 +65,31 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /*
- * Median ns (thread CPU time) per WRPKRU over a tight loop alternating the
- * current PKRU and the same with access to key 15 disabled; no memory is
- * touched between the writes, so the toggled key never matters.  Only
- * call with OSPKE set.
+ * n WRPKRUs alternating the current PKRU and the same with access to key
+ * 15 disabled, PKRU left as it was; no memory is touched between the
+ * writes, so the toggled key never matters.  Only call with OSPKE set.
  */
-static double wrpkru_ns(void)
+void bench_wrpkru_toggle(uint64_t n)
 {
 	uint32_t v0 = rdpkru(), v1 = v0 ^ (1u << 30);
+
+	for (uint64_t i = 0; i < n; i += 2) {
+		wrpkru(v1);
+		wrpkru(v0);
+	}
+}
+
+/* Median ns (thread CPU time) per WRPKRU over a tight toggling loop. */
+static double wrpkru_ns(void)
+{
 	double ns[REPS];
 
 	for (int r = 0; r < REPS; r++) {
 		double t0 = thread_cpu_ns();
 
-		for (int i = 0; i < PAIRS; i++) {
-			wrpkru(v1);
-			wrpkru(v0);
-		}
+		bench_wrpkru_toggle(2 * PAIRS);
 		ns[r] = (thread_cpu_ns() - t0) / (2.0 * PAIRS);
 	}
-	wrpkru(v0);
 	qsort(ns, REPS, sizeof(ns[0]), cmp_double);
 	return ns[REPS / 2];
 }
