@@ -135,8 +135,9 @@ static void run_backend(struct bench_ctx *ctx, struct bench_doc *doc,
 	bench_ratio_add(doc, g.idx, "ua_sys_nop", "getppid",
 			"null_syscall_vs_getppid", p != UA_PROTECT_MPROTECT,
 			"ua_sys_nop round trip vs host getppid()");
+	/* The floor has no protection switch: judged for none alone. */
 	bench_ratio_add(doc, g.idx, "ua_sys_nop", "floor_stub",
-			"null_syscall_vs_floor", p != UA_PROTECT_MPROTECT,
+			"null_syscall_vs_floor", p == UA_PROTECT_NONE,
 			"ua_sys_nop round trip vs the empty entry/exit stub");
 }
 
