@@ -1,13 +1,15 @@
 # Thin wrapper over Meson/Ninja for the README's two commands and install.
 #   make bench    - install what is needed, build, run the benchmark report
 #   make test     - install what is needed, build, run every test suite
+#   make test-vm  - the CPU-dependent suites in QEMU VMs with and without
+#                   protection keys (tools/vm-test, doc/testing.md)
 #   make install PREFIX=/usr/local DESTDIR=/tmp/stage   (LIBDIR=lib)
 BUILD ?= build
 PREFIX ?= /usr/local
 DESTDIR ?=
 MESON_OPTS ?=
 
-.PHONY: all deps build test test-asan test-generic test-clang bench install clean
+.PHONY: all deps build test test-asan test-generic test-clang test-vm bench install clean
 
 all: build
 
@@ -46,6 +48,13 @@ test-clang: deps
 	ninja -C build-clang
 	@tools/run-tests build-clang
 
+# The suites that depend on CPU features (protection keys, FSGSBASE) in
+# QEMU TCG VMs whose CPU has them and lacks them; VM_OPTS adds options
+# (--cpu MODEL, --suite NAME, --filter REGEX: tools/vm-test --help).
+VM_OPTS ?=
+test-vm: deps build
+	@tools/vm-test --build $(BUILD) $(VM_OPTS)
+
 bench: deps build
 	@tools/run-bench $(BUILD)
 
@@ -60,4 +69,4 @@ install: build
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; then ldconfig; fi
 
 clean:
-	rm -rf $(BUILD) $(BUILD)-clang19 $(BUILD)-clang19.log build-asan build-generic build-clang bench-report
+	rm -rf $(BUILD) $(BUILD)-clang19 $(BUILD)-clang19.log build-asan build-generic build-clang build-vm bench-report
