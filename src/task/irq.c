@@ -41,16 +41,6 @@ static bool irq_done;
 static int irq_error;
 static pid_t irq_pid;
 
-/* The init image, and zeros in the components it leaves in init state. */
-static void capture_init(unsigned char *dst)
-{
-	size_t n = sizeof(ua__xstate_init_image);
-
-	memcpy(dst, ua__xstate_init_image, n);
-	if (ua__xstate_size > n)
-		memset(dst + n, 0, ua__xstate_size - n);
-}
-
 /*
  * The exit code was interrupted: its task's regs are the guest state, and
  * the FP state is the pending image if the exit code had not loaded it
@@ -61,7 +51,7 @@ static void capture_exit(struct ua_task *t, const ucontext_t *uc)
 	if (t->fpu_restore) {
 		/* The init image is only the legacy area and the header. */
 		if (t->fpu_restore == ua__xstate_init_image)
-			capture_init(t->xsave_ctx);
+			ua__xstate_init_to(t->xsave_ctx);
 		else if (t->fpu_restore != t->xsave_ctx)
 			memcpy(t->xsave_ctx, t->fpu_restore, ua__xstate_size);
 		t->fpu_restore = NULL;

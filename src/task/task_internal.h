@@ -297,6 +297,7 @@ extern UA_HIDDEN uint32_t ua__xstate_size; /* XCR0's standard-format size */
 extern UA_HIDDEN bool ua__xstate_xsave;
 extern UA_HIDDEN unsigned char ua__xstate_init_image[576];
 UA_HIDDEN void *ua__xstate_alloc(void);
+UA_HIDDEN void ua__xstate_init_to(void *buf);
 UA_HIDDEN void ua__xstate_capture(void *buf, const ucontext_t *uc);
 
 /* task.c: host signals that interrupted guest code */

@@ -33,12 +33,26 @@ static size_t buf_size(void)
 	return (ua__xstate_size + 63) & ~(size_t)63;
 }
 
+/*
+ * The init image into a whole buffer: its legacy area and header, and
+ * zeros in the components its XSTATE_BV of 0 leaves in their init state
+ * (nothing stale from an earlier image may reach a frame).
+ */
+void ua__xstate_init_to(void *buf)
+{
+	size_t n = sizeof(ua__xstate_init_image);
+
+	memcpy(buf, ua__xstate_init_image, n);
+	if (ua__xstate_size > n)
+		memset((unsigned char *)buf + n, 0, ua__xstate_size - n);
+}
+
 void *ua__xstate_alloc(void)
 {
 	void *p = aligned_alloc(64, buf_size());
 
 	if (p)
-		memcpy(p, ua__xstate_init_image, sizeof(ua__xstate_init_image));
+		ua__xstate_init_to(p);
 	return p;
 }
 
@@ -71,7 +85,7 @@ void ua__xstate_capture(void *buf, const ucontext_t *uc)
 	uint32_t size;
 
 	if (!src) {
-		memcpy(dst, ua__xstate_init_image, sizeof(ua__xstate_init_image));
+		ua__xstate_init_to(dst);
 		return;
 	}
 	size = get32(src + 480);
