@@ -195,13 +195,13 @@ static long sys_getrlimit(struct ua_task *t, struct ua_pt_regs *r)
 }
 
 /*
- * The guest owns FS; the GS base belongs to the monitor (it finds the
- * task there on every entry), so ARCH_SET_GS is refused.
+ * The guest owns both bases: FS is switched at every entry and exit (the
+ * monitor's own TLS lives there), GS stays the guest's throughout
+ * (ua__guest_gs_set()).
  */
 static long sys_arch_prctl(struct ua_task *t, struct ua_pt_regs *r)
 {
 	uint64_t addr = ARG2(r);
-	uint64_t zero = 0;
 
 	switch (ARG1(r)) {
 	case ARCH_SET_FS:
@@ -213,9 +213,9 @@ static long sys_arch_prctl(struct ua_task *t, struct ua_pt_regs *r)
 	case ARCH_GET_FS:
 		return ua_put_user(t->tb.guest_fs, (uint64_t *)addr);
 	case ARCH_GET_GS:
-		return ua_put_user(zero, (uint64_t *)addr);
+		return ua_put_user(ua__guest_gs_get(t), (uint64_t *)addr);
 	case ARCH_SET_GS:
-		return -EPERM;
+		return ua__guest_gs_set(t, addr);
 	}
 	return -EINVAL;
 }

@@ -197,48 +197,6 @@ void ua_task_destroy(struct ua_task *t)
 }
 
 /*
- * A thread that runs guest code needs an alternate signal stack: a guest
- * that smashes its stack pointer must still let the fault handler run.
- */
-static pthread_key_t altstack_key;
-static pthread_once_t altstack_once = PTHREAD_ONCE_INIT;
-
-static void altstack_free(void *p)
-{
-	stack_t ss = { .ss_flags = SS_DISABLE };
-
-	sigaltstack(&ss, NULL);
-	free(p);
-}
-
-static void altstack_key_init(void)
-{
-	pthread_key_create(&altstack_key, altstack_free);
-}
-
-static int ensure_altstack(void)
-{
-	stack_t cur, ss;
-
-	if (sigaltstack(NULL, &cur))
-		return -errno;
-	if (!(cur.ss_flags & SS_DISABLE))
-		return 0;
-	pthread_once(&altstack_once, altstack_key_init);
-	ss.ss_size = 64 << 10;
-	ss.ss_sp = malloc(ss.ss_size);
-	ss.ss_flags = 0;
-	if (!ss.ss_sp)
-		return -ENOMEM;
-	if (sigaltstack(&ss, NULL)) {
-		free(ss.ss_sp);
-		return -errno;
-	}
-	pthread_setspecific(altstack_key, ss.ss_sp);
-	return 0;
-}
-
-/*
  * AddressSanitizer must know which stack it is on: a noreturn call in
  * guest code (ua_sys_exit) unpoisons "the current stack", and with the
  * thread's bounds that range would be the whole gap between the two
@@ -327,9 +285,14 @@ int ua_task_run(struct ua_task *t)
 		return -EINVAL;
 	if (ua__cur_task)
 		return -EBUSY;
+	/*
+	 * A thread that runs guest code needs an alternate signal stack: a
+	 * guest that smashes its stack pointer must still let the fault
+	 * handler run, and the entry stubs find the task from it.
+	 */
 	err = ua_init();
 	if (!err)
-		err = ensure_altstack();
+		err = ua__astack_get();
 	if (err)
 		return err;
 	note_monitor_stack();
@@ -368,6 +331,7 @@ int ua_task_run(struct ua_task *t)
 	status = ua__task_enter(t);
 	asan_leave(t, fake);
 	ua__trap_run_end(t);
+	ua__astack_put();
 	/*
 	 * FLDCW waits for pending x87 exceptions: clear the guest's first, or
 	 * an exception it left pending and unmasked fires here (FNCLEX does
@@ -431,9 +395,6 @@ _Noreturn void ua__task_exit(struct ua_task *t, int wstatus)
 	ua__task_leave(t, wstatus);
 }
 
-#define EFLAGS_TF 0x100u
-#define EFLAGS_DF 0x400u
-#define EFLAGS_AC 0x40000u
 
 _Noreturn void ua__return_to_guest(struct ua_task *t)
 {
@@ -584,6 +545,9 @@ void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
 	greg_t *g = uc->uc_mcontext.gregs;
 	uint32_t pkru;
 
+	/* The guest's FS base as the entry found it: a wrfsbase stands. */
+	if (t->trap || t->own_fs)
+		t->tb.guest_fs = t->tb.entry_fs;
 	if (!(uc->uc_stack.ss_flags & SS_AUTODISARM)) {
 		if (!ua__pkru_in_xstate) {
 			ua__handler_to_monitor(t, entry, arg, &uc->uc_sigmask);
@@ -594,8 +558,7 @@ void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
 	}
 	g[REG_RIP] = (greg_t)entry;
 	g[REG_RSP] = (greg_t)t->mon_rsp;
-	/* The monitor must not inherit the guest's AC or TF (DF: cld). */
-	g[REG_EFL] &= ~(greg_t)(EFLAGS_AC | EFLAGS_TF | EFLAGS_DF);
+	g[REG_EFL] &= ~(greg_t)UA_MONITOR_EFLAGS_CLEAR;
 	g[REG_RDI] = (greg_t)t;
 	g[REG_RSI] = (greg_t)arg;
 	/* The entry stub keeps the monitor's FS base (trap.S). */
@@ -667,6 +630,7 @@ _Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *fault)
 
 	ua__guest_task = NULL;
 	ua_protect_lock(t->sp);
+	ua__rewrite_fault(t, info.si_signo);
 	fix_segv_code(t, &info);
 	if (ua__task_hooks && ua__task_hooks->guest_fault &&
 	    ua__task_hooks->guest_fault(t, info.si_signo, &info))

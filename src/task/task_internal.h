@@ -25,23 +25,29 @@
 enum ua_task_state { UA_TASK_NEW, UA_TASK_RUNNING, UA_TASK_DEAD };
 
 /*
- * What the signal entry stubs and the trap return path find through the
- * GS base while a task with trapped syscalls runs (src/arch/x86_64/trap.S,
- * offsets asserted in trap_sud.c): no monitor C code may run before the
- * monitor's FS base is back, and %fs is not usable to find it.
+ * What the signal entry stubs and the trap return path need while a task
+ * with trapped syscalls runs (src/arch/x86_64/trap.S, offsets asserted in
+ * trap_sud.c): no monitor C code may run before the monitor's FS base is
+ * back, and %fs is not usable to find it.  A signal entry finds the block
+ * from its alternate stack (altstack.c), a rewritten site through GS,
+ * checked against me (trap_rewrite.c).
  */
 struct ua_trap_block {
 	uint64_t mon_fs;        /* the monitor thread's FS base */
-	uint64_t guest_fs;      /* the guest's (arch_prctl ARCH_SET_FS) */
+	uint64_t guest_fs;      /* the guest's, as of its last entry */
 	struct ua_task *task;
 	uint8_t sel;            /* Syscall User Dispatch selector */
 	uint8_t resume_monitor; /* a handler redirected into the monitor */
 	uint8_t mode;           /* enum ua_trap in force (trap_sud.c) */
-	/* Where the page-0 trampoline jumps (trap_rewrite.c): jmp *%gs:32. */
+	/* Where the trampoline's tail jumps (trap_rewrite.c). */
 	void (*rw_entry)(void);
 	struct ua__rw_sites *rw; /* rewritten syscall sites, or NULL */
-	/* The running thread's ua_self, for code that cannot read %fs. */
+	/* The running thread's ua_thread, for code that cannot read %fs. */
 	struct ua_thread *self;
+	/* The FS base the innermost signal entry interrupted (trap.S). */
+	uint64_t entry_fs;
+	/* This block's own address: what a GS base that finds it reads. */
+	struct ua_trap_block *me;
 };
 
 /*
@@ -49,6 +55,12 @@ struct ua_trap_block {
  * and the FS-base write counters of struct ua_thread's insn.
  */
 #define UA_TB_SELF 48
+#define UA_TB_ENTRY_FS 56
+#define UA_TB_ME 64
+/* struct ua_task's tb (entry.S and trap.S reach it from the task). */
+#define UA_TASK_TB 208
+/* An alternate signal stack slot (altstack.c), a power of two. */
+#define UA_ASTACK_SLOT (128 << 10)
 #define UA_THREAD_INSN_WRFSBASE 40
 #define UA_THREAD_INSN_FS_SYSCALLS 48
 
@@ -70,6 +82,7 @@ struct ua_task {
 	 * code and runs the exit work again (entry.S).
 	 */
 	volatile uint8_t irq_pending;
+	struct ua_trap_block tb; /* at UA_TASK_TB */
 	/* The host thread running the task, 0 when none (for the kick). */
 	pid_t host_tid;
 	/* A kick is on its way (irq.c): one interrupt covers every signal
@@ -108,7 +121,6 @@ struct ua_task {
 	bool own_fs;
 	uint64_t saved_gs;       /* the thread's GS base before ua_task_run */
 	bool ppid_armed;         /* ua__ppid_arm() succeeded for this run */
-	struct ua_trap_block tb;
 	unsigned long nr_signals; /* handlers started, for statistics */
 	void *lx;                /* the linux layer's per-task state */
 	void (*lx_free)(struct ua_task *t);
@@ -135,6 +147,13 @@ UA_HIDDEN int ua__trap_run_begin(struct ua_task *t);
 UA_HIDDEN void ua__trap_run_end(struct ua_task *t);
 UA_HIDDEN void ua__trap_init(void);
 UA_HIDDEN void ua__trap_free(struct ua_task *t);
+/* The guest's GS base (arch_prctl ARCH_SET_GS / ARCH_GET_GS). */
+UA_HIDDEN int ua__guest_gs_set(struct ua_task *t, uint64_t gs);
+UA_HIDDEN uint64_t ua__guest_gs_get(const struct ua_task *t);
+/* altstack.c */
+UA_HIDDEN int ua__astack_get(void);
+UA_HIDDEN void ua__astack_put(void);
+UA_HIDDEN void ua__astack_set_tb(struct ua_trap_block *tb);
 /* trap_rewrite.c: one rewritten syscall site */
 struct ua__rw_site {
 	uint64_t addr;        /* the site (0f 05 became ff d0) */
@@ -148,6 +167,10 @@ extern UA_HIDDEN int ua__rewrite_pkey;
 UA_HIDDEN int ua__rewrite_setup(void);
 UA_HIDDEN void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r);
 UA_HIDDEN void ua__rewrite_trip(struct ua_task *t, uint64_t site);
+UA_HIDDEN bool ua__rewrite_fixup(struct ua_task *t, struct ua_pt_regs *r,
+				 bool at_site);
+/* A guest fault that was a rewritten site's syscall: runs it, or returns. */
+UA_HIDDEN void ua__rewrite_fault(struct ua_task *t, int sig);
 UA_HIDDEN void ua__rewrite_free(struct ua_task *t);
 UA_HIDDEN void ua__rewrite_entry(void); /* trap.S */
 UA_HIDDEN _Noreturn void ua__trap_syscall(struct ua_task *t);
@@ -219,13 +242,23 @@ static inline UA_FAST bool ua__exit_store_ok(const struct ua_task *t)
 }
 
 /*
- * RFLAGS on the way back to guest code: only the bits a handler may
- * change (the kernel's FIX_EFLAGS less RF and TF: a trap flag would
- * single-step the host), with IF and bit 1 set.
+ * RFLAGS on the way back to guest code: what user code can hold at CPL 3
+ * (CF PF AF ZF SF TF DF OF NT AC ID: a syscall's return keeps every one,
+ * as the kernel's does), with IF and bit 1 set; never IOPL, RF, VM, VIF
+ * or VIP.  TF set takes the exit's IRETQ form (entry.S), so that the
+ * flag comes on with the return itself: the monitor is never stepped.
  */
+#define UA_USER_EFLAGS 0x244DD5u
+/*
+ * What monitor code must not inherit from the guest: AC (unaligned
+ * accesses would fault), TF (it would be stepped), DF (the ABI's), NT
+ * (IRETQ with NT set faults in 64-bit mode).  The kernel's syscall
+ * entry masks the same (arch/x86/kernel/cpu/common.c, syscall_init()).
+ */
+#define UA_MONITOR_EFLAGS_CLEAR 0x44500u
 static inline UA_FAST uint64_t ua__user_eflags(uint64_t eflags)
 {
-	return (eflags & 0x40CD5u) | 0x202;
+	return (eflags & UA_USER_EFLAGS) | 0x202;
 }
 
 /* Exit work, unlock (folded when a window is open), resume guest code. */

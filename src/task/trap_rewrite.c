@@ -5,11 +5,19 @@
  * first trap, its 2-byte `syscall` (0f 05) becomes `call *%rax` (ff d0).
  * RAX holds the syscall number, so the call lands at virtual address N in
  * the trampoline page at address 0: a nop sled (with short jumps over
- * most of it: tramp_fill()) that ends in
- * `jmp *%gs:32`, the trap block's rw_entry (ua__rewrite_entry in
+ * most of it: tramp_fill()) that ends in a jump through the trap block
+ * the GS base points at, to its rw_entry (ua__rewrite_entry in
  * src/arch/x86_64/trap.S), which enters the same syscall path as a trap:
  * the same dispatch, exit work and register results, without a host
  * signal.
+ *
+ * The guest owns its GS base (wrgsbase, arch_prctl), so the tail checks
+ * that GS leads to a block that names itself (its `me` field) before it
+ * jumps, and otherwise executes a `syscall`, which traps as the site's
+ * own would have.  A guest that faults on the way (a GS base at unmapped
+ * memory, a single-step trap in the sled, a number that sends the call
+ * outside the page) is taken back to the site the same way
+ * (ua__rewrite_fixup()): the syscall the site made, never a fault.
  *
  * Which sites are rewritten (doc/uarun.md): only one a trap came from
  * (the SIGSYS RIP is the address after it), whose two bytes are still
@@ -38,9 +46,43 @@
 #endif
 
 #define TRAMP_SIZE 4096u
-/* jmp *%gs:32 (65 ff 24 25 20 00 00 00), the last 8 bytes of the page. */
-#define TRAMP_JMP (TRAMP_SIZE - 8)
-/* eb 66: jmp over 0x66 bytes after itself, 0x68 in all (tramp_fill). */
+/*
+ * Page 0 ends in `jmp rel32` to the tail, in a page of its own.  The
+ * tail cannot be in page 0: a number between the sled and the page's end
+ * would land inside its instructions and run a piece of one (a store
+ * through a guest register, a pop).  The displacement's four bytes are
+ * one value from tail_rels, each of which, where a number lands on it,
+ * faults with nothing done (3f and 60-61 are #UD in 64-bit mode, 6c-6f
+ * are port I/O, #GP at CPL 3, and so on); the first whose page is free
+ * is used.  Every one puts the tail above 100 MiB, beyond any number a
+ * program passes by mistake other than the x32 ones (bit 30 set), which
+ * no value here reaches.
+ */
+#define TRAMP_JMP (TRAMP_SIZE - 5)
+static const uint32_t tail_rels[] = {
+	0x6f6f6f6f, 0x6e6e6e6e, 0x6d6d6d6d, 0x6c6c6c6c, 0x3f3f3f3f,
+	0x37373737, 0x2f2f2f2f, 0x27272727, 0x1f1f1f1f, 0x17171717,
+	0x0e0e0e0e, 0x07070707,
+};
+static uint32_t tramp_rel;
+static uintptr_t tail_addr, tail_page;
+/*
+ * The tail:
+ *	mov %gs:64, %r11	65 4c 8b 1c 25 40 00 00 00
+ *	cmp 64(%r11), %r11	4d 3b 5b 40
+ *	jne 1f			75 04
+ *	jmp *32(%r11)		41 ff 63 20
+ * 1:	syscall			0f 05
+ * ua__rewrite_entry gets the block in R11 (a syscall clobbers it); the
+ * rest of its page is int3.
+ */
+static const unsigned char tail_code[] = {
+	0x65, 0x4c, 0x8b, 0x1c, 0x25, 0x40, 0x00, 0x00, 0x00,
+	0x4d, 0x3b, 0x5b, 0x40,
+	0x75, 0x04,
+	0x41, 0xff, 0x63, 0x20,
+	0x0f, 0x05,
+};
 #define TRAMP_SKIP 0x68
 #define INSN_SYSCALL 0x050f  /* 0f 05, little-endian */
 #define INSN_CALL_RAX 0xd0ff /* ff d0 */
@@ -106,13 +148,18 @@ static int tramp_protect(void)
 
 	if (key >= 0) {
 		if (!syscall(SYS_pkey_mprotect, 0, TRAMP_SIZE, PROT_EXEC,
-			     key)) {
+			     key) &&
+		    !syscall(SYS_pkey_mprotect, tail_page, TRAMP_SIZE,
+			     PROT_EXEC, key)) {
 			ua__rewrite_pkey = (int)key;
 			return 0;
 		}
 		syscall(SYS_pkey_free, key);
 	}
-	return mprotect(NULL, TRAMP_SIZE, PROT_EXEC) ? -errno : 0;
+	if (mprotect(NULL, TRAMP_SIZE, PROT_EXEC) ||
+	    mprotect((void *)tail_page, TRAMP_SIZE, PROT_EXEC))
+		return -errno;
+	return 0;
 }
 
 /*
@@ -129,48 +176,79 @@ static int tramp_protect(void)
  */
 static void tramp_fill(void)
 {
-	/* jmp *%gs:32 (65 ff 24 25 20 00 00 00), little-endian. */
-	uint64_t jmp = 0x000000202524ff65ull;
 	uintptr_t dst = 0;
 	size_t n = TRAMP_JMP;
 
 	asm volatile("rep stosb\n\t"
-		     "movq %[jmp], (%%rdi)\n\t"
+		     "movb $0xe9, (%%rdi)\n\t"
+		     "movl %[rel], 1(%%rdi)\n\t"
 		     "movq %[first], %%rdi\n"
 		     "1:\tmovw %[skip], (%%rdi)\n\t"
 		     "subq %[step], %%rdi\n\t"
 		     "jns 1b"
 		     : "+D"(dst), "+c"(n)
-		     : "a"(0x90), [jmp] "r"(jmp),
+		     : "a"(0x90), [rel] "r"(tramp_rel),
 		       [first] "i"(TRAMP_JMP - TRAMP_SKIP),
 		       [skip] "i"(0x66eb), [step] "i"(TRAMP_SKIP)
 		     : "memory", "cc");
+	memset((void *)tail_page, 0xcc, TRAMP_SIZE);
+	memcpy((void *)tail_addr, tail_code, sizeof(tail_code));
 }
 
-static void tramp_map(void)
+/* One page at addr, exactly there; false (and the reason said) if not. */
+static bool map_at(uintptr_t addr, bool quiet)
 {
-	void *p;
+	void *p = mmap((void *)addr, TRAMP_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
+		       0);
 
-	_Static_assert(offsetof(struct ua_trap_block, rw_entry) == 32,
-		       "the trampoline's jmp *%gs:32");
-	p = mmap(NULL, TRAMP_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 	if (p == MAP_FAILED) {
 		tramp_err = -errno;
-		refuse_errno(errno);
-		return;
+		if (!quiet)
+			refuse_errno(errno);
+		return false;
 	}
-	if (p) {
+	if ((uintptr_t)p != addr) {
 		/* A kernel without MAP_FIXED_NOREPLACE took it as a hint. */
 		munmap(p, TRAMP_SIZE);
 		tramp_err = -EEXIST;
 		refuse("the kernel placed the mapping elsewhere");
+		return false;
+	}
+	return true;
+}
+
+static void tramp_map(void)
+{
+	_Static_assert(offsetof(struct ua_trap_block, rw_entry) == 32,
+		       "the trampoline's jmp *32(%r11)");
+	_Static_assert(offsetof(struct ua_trap_block, me) == 64,
+		       "the trampoline's mov %gs:64, %r11");
+	if (!map_at(0, false))
+		return;
+	for (size_t i = 0; i < sizeof(tail_rels) / sizeof(tail_rels[0]); i++) {
+		tail_addr = TRAMP_SIZE + (uintptr_t)tail_rels[i];
+		tail_page = tail_addr & ~(uintptr_t)(TRAMP_SIZE - 1);
+		/* Room for the tail before the page ends. */
+		if (tail_addr - tail_page > TRAMP_SIZE - sizeof(tail_code))
+			continue;
+		if (map_at(tail_page, true)) {
+			tramp_rel = tail_rels[i];
+			break;
+		}
+	}
+	if (!tramp_rel) {
+		munmap(NULL, TRAMP_SIZE);
+		tramp_err = -EEXIST;
+		refuse("no free page for its tail (every candidate address "
+		       "is mapped)");
 		return;
 	}
 	tramp_fill();
 	tramp_err = tramp_protect();
 	if (tramp_err) {
 		munmap(NULL, TRAMP_SIZE);
+		munmap((void *)tail_page, TRAMP_SIZE);
 		refuse(strerror(-tramp_err));
 	}
 }
@@ -283,6 +361,45 @@ void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r)
 		return;
 	/* Without memory for the entry the site still works: not listed. */
 	site_get(t, site, nr);
+}
+
+/*
+ * Guest state stopped on the way through a rewritten site, before the
+ * trap block's entry: the call itself faulted (at_site: a number that is
+ * not a canonical address, a stack its push could not write), the tail
+ * found no block through GS (the SIGSYS of its `syscall`, or a fault on
+ * its loads), a single-step trap stopped it in the sled, or the number
+ * sent the call to an address that faulted.  Each time the guest asked
+ * for the site's syscall: r becomes that syscall's entry state (RIP after
+ * the site, RSP as before the call); true if it was one of these.
+ * Monitor mode, space locked.
+ */
+bool ua__rewrite_fixup(struct ua_task *t, struct ua_pt_regs *r, bool at_site)
+{
+	struct ua__rw_sites *s = t->tb.rw;
+	uint64_t ret;
+	bool found;
+
+	if (!s || !s->cap)
+		return false;
+	if (at_site) {
+		site_find(s, r->rip, &found);
+		if (found) {
+			r->rip += 2;
+			return true;
+		}
+	}
+	if (r->rip >= TRAMP_SIZE && r->rip - tail_page >= TRAMP_SIZE &&
+	    r->rip != r->rax)
+		return false;
+	if (ua_get_user(ret, (uint64_t *)r->rsp) || ret < 2)
+		return false;
+	site_find(s, ret - 2, &found);
+	if (!found)
+		return false;
+	r->rip = ret;
+	r->rsp += 8;
+	return true;
 }
 
 /* A call through a rewritten site: count it. */

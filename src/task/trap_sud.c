@@ -43,6 +43,10 @@ _Static_assert(offsetof(struct ua_trap_block, resume_monitor) == 25,
 _Static_assert(offsetof(struct ua_trap_block, task) == 16, "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, rw_entry) == 32, "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, self) == UA_TB_SELF, "trap.S");
+_Static_assert(offsetof(struct ua_trap_block, entry_fs) == UA_TB_ENTRY_FS,
+	       "trap.S");
+_Static_assert(offsetof(struct ua_trap_block, me) == UA_TB_ME, "trap.S");
+_Static_assert(offsetof(struct ua_task, tb) == UA_TASK_TB, "trap.S");
 _Static_assert(offsetof(struct ua_thread, insn.wrfsbase) ==
 		       UA_THREAD_INSN_WRFSBASE, "trap.S");
 _Static_assert(offsetof(struct ua_thread, insn.fs_syscalls) ==
@@ -179,24 +183,19 @@ UA_HIDDEN void ua__sigsys_handler(int sig, siginfo_t *info, void *ucv)
 	regs_from_uc(&t->regs, g);
 	g[REG_RIP] = (greg_t)ua__sud_entry;
 	g[REG_RSP] = (greg_t)t->mon_rsp;
-	/* The monitor must not inherit the guest's AC or TF (DF: cld). */
-	g[REG_EFL] &= ~(greg_t)(0x40000 | 0x100 | 0x400);
+	g[REG_EFL] &= ~(greg_t)UA_MONITOR_EFLAGS_CLEAR;
 	g[REG_RDI] = (greg_t)t;
+	/* The guest's FS base as the entry found it: a wrfsbase stands. */
+	t->tb.guest_fs = t->tb.entry_fs;
 	t->tb.resume_monitor = 1;
 }
 
-/*
- * Entered from ua__sud_entry on the monitor stack (a trap), or from
- * ua__rewrite_syscall (a rewritten site): a syscall entry.
- */
-static _Noreturn void trap_syscall(struct ua_task *t, bool rewritten)
+/* A syscall entry, after the lock. */
+static _Noreturn void trap_dispatch(struct ua_task *t, bool rewritten)
 {
 	struct ua_pt_regs *r = &t->regs;
 	long ret;
 
-	ua__guest_task = NULL;
-	ua__pkru_entry(t);
-	ua__protect_syscall_lock(t->sp);
 	if (rewritten)
 		ua__rewrite_trip(t, r->rip - 2);
 	else if (t->tb.mode == UA_TRAP_REWRITE)
@@ -210,7 +209,44 @@ static _Noreturn void trap_syscall(struct ua_task *t, bool rewritten)
 		if (!t->regs_replaced)
 			r->rax = (uint64_t)ret;
 	}
+	/* A fault's saved context (ua__rewrite_fault) is over with it. */
+	if (t->regs_replaced)
+		t->full_ctx = false;
 	ua__return_to_guest(t);
+}
+
+/*
+ * Entered from ua__sud_entry on the monitor stack (a trap), or from
+ * ua__rewrite_syscall (a rewritten site): a syscall entry.  A trap from
+ * the trampoline is its site's syscall (ua__rewrite_fixup()).
+ */
+static _Noreturn void trap_syscall(struct ua_task *t, bool rewritten)
+{
+	struct ua_pt_regs *r = &t->regs;
+
+	ua__guest_task = NULL;
+	ua__pkru_entry(t);
+	ua__protect_syscall_lock(t->sp);
+	if (!rewritten && t->tb.mode == UA_TRAP_REWRITE &&
+	    ua__rewrite_fixup(t, r, false)) {
+		ua__rewrite_regs(r);
+		rewritten = true;
+	}
+	trap_dispatch(t, rewritten);
+}
+
+/*
+ * From ua__guest_fault() (monitor mode, locked): a fault on the way
+ * through a rewritten site is that site's syscall.  The fault's saved
+ * context stays the task's (its FP state comes back at the exit).
+ */
+void ua__rewrite_fault(struct ua_task *t, int sig)
+{
+	if (t->tb.mode != UA_TRAP_REWRITE ||
+	    !ua__rewrite_fixup(t, &t->regs, sig == SIGSEGV))
+		return;
+	ua__rewrite_regs(&t->regs);
+	trap_dispatch(t, true);
 }
 
 _Noreturn void ua__trap_syscall(struct ua_task *t)
@@ -250,48 +286,114 @@ static void sigsys_install(void)
 		sigsys_err = -errno;
 }
 
+static uint64_t gs_read(void)
+{
+	unsigned long v = 0;
+
+	if (ua__have_fsgsbase) {
+		asm volatile("rdgsbase %0" : "=r"(v));
+		return v;
+	}
+	arch_prctl(ARCH_GET_GS, (unsigned long)&v);
+	return v;
+}
+
+static int gs_write(uint64_t v)
+{
+	if (ua__have_fsgsbase) {
+		asm volatile("wrgsbase %0" : : "r"(v) : "memory");
+		return 0;
+	}
+	return arch_prctl(ARCH_SET_GS, v) ? -errno : 0;
+}
+
 /*
- * ua_task_run() on this thread, before guest code: GS base to the trap
- * block, the monitor's FS base noted, dispatch on with the selector
- * allowing (the monitor runs until the first return to guest code).
+ * What the GS base register holds for a guest whose own base is gs.  The
+ * monitor never reads GS, with one exception: a rewritten site finds its
+ * trap block through it (trap_rewrite.c), so under rewrite a guest that
+ * has no GS base of its own (0, as a new Linux process) runs with the
+ * block's address there, and one that sets its own makes each rewritten
+ * site take the slower way in.
+ */
+static uint64_t gs_register(const struct ua_task *t, uint64_t gs)
+{
+	if (!gs && t->tb.mode == UA_TRAP_REWRITE)
+		return (uint64_t)&t->tb;
+	return gs;
+}
+
+/* TASK_SIZE_MAX (arch/x86/include/asm/page_64_types.h, 4-level paging). */
+#define TASK_SIZE_MAX 0x7ffffffff000ull
+
+/* arch_prctl(ARCH_SET_GS) of the running task, in monitor mode. */
+int ua__guest_gs_set(struct ua_task *t, uint64_t gs)
+{
+	if (gs >= TASK_SIZE_MAX)
+		return -EPERM;
+	return gs_write(gs_register(t, gs));
+}
+
+/* arch_prctl(ARCH_GET_GS): the register, as the guest left it. */
+uint64_t ua__guest_gs_get(const struct ua_task *t)
+{
+	uint64_t v = gs_read();
+
+	return v == (uint64_t)&t->tb ? 0 : v;
+}
+
+/*
+ * ua_task_run() on this thread, before guest code: the trap block where
+ * the signal entries find it (the thread's altstack slot), the monitor's
+ * FS base noted, the GS base the guest starts with, dispatch on with the
+ * selector allowing (the monitor runs until the first return to guest
+ * code).
  */
 int ua__trap_run_begin(struct ua_task *t)
 {
-	unsigned long gs = 0, fs = 0;
+	unsigned long fs = 0;
+	int err;
 
 	if (!t->trap && !t->own_fs)
 		return 0;
 	pthread_once(&sigsys_once, sigsys_install);
 	if (sigsys_err)
 		return sigsys_err;
-	if (arch_prctl(ARCH_GET_GS, (unsigned long)&gs) ||
-	    arch_prctl(ARCH_GET_FS, (unsigned long)&fs))
+	if (arch_prctl(ARCH_GET_FS, (unsigned long)&fs))
 		return -errno;
-	t->saved_gs = gs;
+	t->saved_gs = gs_read();
 	t->tb.mon_fs = fs;
 	t->tb.task = t;
 	t->tb.sel = UA_SUD_ALLOW;
 	t->tb.resume_monitor = 0;
 	t->tb.rw_entry = ua__rewrite_entry;
 	t->tb.self = &ua_self;
+	t->tb.entry_fs = fs;
+	t->tb.me = &t->tb;
 	if (!t->own_fs)
 		t->tb.guest_fs = fs;
 	__atomic_store_n(&ua__fs_switching, 1, __ATOMIC_RELAXED);
-	if (arch_prctl(ARCH_SET_GS, (unsigned long)&t->tb))
-		return -errno;
+	ua__astack_set_tb(&t->tb);
+	/* A loaded program starts as a new process does: GS base 0. */
+	if (t->own_fs || t->tb.mode == UA_TRAP_REWRITE) {
+		err = gs_write(gs_register(t, t->own_fs ? 0 : t->saved_gs));
+		if (err)
+			goto fail;
+	}
 	if (t->trap &&
 	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
 		  (unsigned long)__start_ua_sud_text,
 		  (unsigned long)(__stop_ua_sud_text - __start_ua_sud_text),
 		  &t->tb.sel)) {
-		int err = -errno;
-
-		arch_prctl(ARCH_SET_GS, gs);
-		return err;
+		err = -errno;
+		goto fail;
 	}
 	if (t->trap)
 		t->ppid_armed = ua__ppid_arm();
 	return 0;
+fail:
+	gs_write(t->saved_gs);
+	ua__astack_set_tb(NULL);
+	return err;
 }
 
 /* ua_task_run() after the task ended (monitor mode: selector allowing). */
@@ -305,7 +407,9 @@ void ua__trap_run_end(struct ua_task *t)
 	if (t->ppid_armed)
 		ua__ppid_disarm();
 	t->ppid_armed = false;
-	arch_prctl(ARCH_SET_GS, t->saved_gs);
+	ua__astack_set_tb(NULL);
+	if (gs_read() != t->saved_gs)
+		gs_write(t->saved_gs);
 }
 
 void ua__trap_init(void)

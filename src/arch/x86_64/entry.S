@@ -173,11 +173,12 @@ ua__syscall_on_monitor:
 	/*
 	 * The monitor runs with the ABI's flags whatever the guest had: DF
 	 * clear, and AC clear, or every unaligned access of monitor code
-	 * (memcpy, a hook) would raise SIGBUS.  AC costs a popfq, so only
-	 * when it is set.
+	 * (memcpy, a hook) would raise SIGBUS; NT and TF clear too
+	 * (UA_MONITOR_EFLAGS_CLEAR).  That costs a popfq, so only when one
+	 * is set.  (A caller that sets TF steps the instructions above.)
 	 */
 	cld
-	testl	$0x40000, %ecx			/* AC */
+	testl	$0x44100, %ecx			/* AC, NT, TF */
 	jnz	.Lclear_ac
 .Ldispatch:
 	call	ua__syscall_dispatch
@@ -206,7 +207,8 @@ ua__exit_fast_begin:
 	 * when only status flags differ from the usual IF | bit 1: OF by an
 	 * add that overflows exactly when it was set, then SF ZF AF PF CF
 	 * from AH by sahf (which leaves OF alone).  Anything else (DF, AC,
-	 * TF, ...) takes popfq.
+	 * NT, ...) takes popfq, but TF the full path's IRETQ: with popfq it
+	 * would step the rest of this code.
 	 */
 	movq	EFLAGS(%rdi), %rax
 	movq	%rax, %rcx
@@ -233,6 +235,8 @@ ua__exit_fast_begin:
 	movq	RDI(%rdi), %rdi
 	ret
 .Lpopf:
+	testl	$0x100, %eax			/* TF */
+	jnz	ua__ret_to_guest_iret
 	pushq	%rax
 	popfq
 	jmp	.Lflags_done
@@ -264,9 +268,11 @@ ua__exit_fast_end:
  * Restores every register and jumps to regs->rip without writing at or
  * above regs->rsp - 128 (the guest's red zone).  Fast path: store RIP just
  * below the red zone, point RSP at it and `ret $128`.  If that store
- * faults (a bad guest RSP) or RFLAGS has AC set (an alignment check would
- * hit the monitor's own last instructions), IRETQ from a frame on the
- * monitor stack instead: it loads RIP, RFLAGS and RSP in one step.
+ * faults (a bad guest RSP) or RFLAGS has AC or TF set (an alignment check
+ * or a single-step trap would hit the monitor's own last instructions),
+ * IRETQ from a frame on the monitor stack instead: it loads RIP, RFLAGS
+ * and RSP in one step, so a trap flag first steps the guest's next
+ * instruction, as after the kernel's own IRET.
  * ua__ret_to_guest_iret() is that IRETQ path alone, for a caller that
  * knows the store must not be tried (an RSP outside the space).
  */
@@ -282,7 +288,7 @@ ua__exit_full_begin:
 	cmpb	$0, IRQ_PENDING(%rdi)
 	jne	ua__irq_reexit
 	RESTORE_FP_PENDING
-	testl	$0x40000, EFLAGS(%rdi)		/* AC */
+	testl	$0x40100, EFLAGS(%rdi)		/* AC, TF */
 	jnz	ua__ret_to_guest_iret
 	movq	RSP(%rdi), %rax
 	movq	RIP(%rdi), %rcx

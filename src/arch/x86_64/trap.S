@@ -3,14 +3,16 @@
  * Trapped `syscall` instructions (Syscall User Dispatch) and the FS-base
  * switch between a guest that owns its thread pointer and the monitor.
  *
- * While a task with trapped syscalls runs, the thread's GS base points at
- * the task's struct ua_trap_block (trap_sud.c): the monitor's FS base, the
- * guest's, and the dispatch selector.  Every signal handler of the library
- * enters through SIGENTRY below, which finds that block through GS and
- * puts the monitor's FS base back before any C code runs (errno, the stack
- * protector and every __thread variable are read through %fs), then puts
- * the interrupted context's back unless the handler redirected it into
- * the monitor.  The handler ends with its own rt_sigreturn from the
+ * While a task with trapped syscalls runs, its struct ua_trap_block
+ * (trap_sud.c) holds the monitor's FS base, the guest's, and the
+ * dispatch selector.  Every signal handler of the library enters through
+ * SIGENTRY below, which finds that block from the alternate signal stack
+ * the kernel switched to (altstack.c: the guest owns both segment bases,
+ * so neither may lead there), notes the interrupted FS base, and puts
+ * the monitor's back before any C code runs (errno, the stack protector
+ * and every __thread variable are read through %fs), then puts the
+ * interrupted context's back unless the handler redirected it into the
+ * monitor.  The handler ends with its own rt_sigreturn from the
  * section ua_sud_text, the range the dispatch filter always allows: that
  * sigreturn passes whatever the selector says.
  *
@@ -25,6 +27,11 @@
 #define TB_SEL 24
 #define TB_RESUME 25
 #define TB_SELF 48
+#define TB_ENTRY_FS 56
+#define TB_ME 64
+/* struct ua_task's trap block (task_internal.h UA_TASK_TB). */
+#define TASK_TB 208
+#define ASTACK_SLOT (128 << 10)
 /* struct ua_thread: insn.wrfsbase, insn.fs_syscalls (task_internal.h). */
 #define TH_WRFSBASE 40
 #define TH_FS_SYSCALLS 48
@@ -53,20 +60,18 @@
 
 #define ARCH_SET_FS 0x1002
 #define ARCH_GET_FS 0x1003
-#define ARCH_GET_GS 0x1004
 #define NR_rt_sigreturn 15
 #define NR_arch_prctl 158
 
 	.section ua_sud_text, "ax", @progbits
 
 /*
- * uint64_t ua__fs_get(void), void ua__fs_set(uint64_t), uint64_t
- * ua__gs_get(void): FSGSBASE instructions when the kernel enables them
+ * uint64_t ua__fs_get(void), void ua__fs_set(uint64_t fs, struct
+ * ua_thread *self): FSGSBASE instructions when the kernel enables them
  * (AT_HWCAP2 bit 1), else arch_prctl.  Clobber rax rcx rdx rsi rdi r11
  * only; no %fs access, no C.  ua__fs_set is every FS-base write of the
- * library, called only while the GS base is a trap block: it counts the
- * write in the thread's ua_thread, found through the block (one add to
- * memory, which no signal on this thread can split).
+ * library: it counts the write in self's insn stats, if self is not NULL
+ * (one add to memory, which no signal on this thread can split).
  */
 	.p2align 4
 	.type	ua__fs_get, @function
@@ -92,17 +97,16 @@ ua__fs_get:
 	.type	ua__fs_set, @function
 ua__fs_set:
 	.cfi_startproc
-	movq	%gs:TB_SELF, %rax
 	cmpb	$0, ua__have_fsgsbase(%rip)
 	je	1f
 	wrfsbase %rdi
-	testq	%rax, %rax
+	testq	%rsi, %rsi
 	jz	2f
-	addq	$1, TH_WRFSBASE(%rax)
+	addq	$1, TH_WRFSBASE(%rsi)
 2:	ret
-1:	testq	%rax, %rax
+1:	testq	%rsi, %rsi
 	jz	3f
-	addq	$1, TH_FS_SYSCALLS(%rax)
+	addq	$1, TH_FS_SYSCALLS(%rsi)
 3:	movq	%rdi, %rsi
 	movl	$ARCH_SET_FS, %edi
 	movl	$NR_arch_prctl, %eax
@@ -111,30 +115,14 @@ ua__fs_set:
 	.cfi_endproc
 	.size	ua__fs_set, . - ua__fs_set
 
-	.p2align 4
-	.type	ua__gs_get, @function
-ua__gs_get:
-	.cfi_startproc
-	cmpb	$0, ua__have_fsgsbase(%rip)
-	je	1f
-	rdgsbase %rax
-	ret
-1:	pushq	$0
-	.cfi_adjust_cfa_offset 8
-	movl	$ARCH_GET_GS, %edi
-	movq	%rsp, %rsi
-	movl	$NR_arch_prctl, %eax
-	syscall
-	popq	%rax
-	.cfi_adjust_cfa_offset -8
-	ret
-	.cfi_endproc
-	.size	ua__gs_get, . - ua__gs_get
-
 /*
  * SIGENTRY name, func: a sigaction handler that runs func(sig, info, uc)
  * with the monitor's FS base and an allowing selector.  Until a task with
  * trapped syscalls has run (ua__fs_switching), it is a plain jump.
+ *
+ * The trap block: RSP inside the altstack reservation, rounded down to
+ * its slot, whose first word is the block of the task the thread runs,
+ * or NULL (altstack.c).  Anywhere else, the thread runs no task.
  */
 .macro SIGENTRY name, func
 	.globl	\name
@@ -155,32 +143,43 @@ ua__gs_get:
 	.cfi_adjust_cfa_offset 8
 	pushq	%r15
 	.cfi_adjust_cfa_offset 8
-	subq	$16, %rsp			/* 16-byte aligned for calls */
-	.cfi_adjust_cfa_offset 16
+	/* 16-byte aligned for calls: interrupted FS, TB_RESUME, TB_ENTRY_FS. */
+	subq	$32, %rsp
+	.cfi_adjust_cfa_offset 32
 	movq	%rdi, %r12
 	movq	%rsi, %r13
 	movq	%rdx, %r14
-	call	ua__gs_get
-	movq	%rax, %rbx
+	xorl	%ebx, %ebx
+	movq	%rsp, %rax
+	subq	ua__astack_base(%rip), %rax
+	cmpq	ua__astack_len(%rip), %rax
+	jae	2f				/* not on a task's altstack */
+	movq	%rsp, %rbx
+	andq	$-ASTACK_SLOT, %rbx
+	movq	(%rbx), %rbx
 	testq	%rbx, %rbx
 	jz	2f				/* not running a task */
 	movzbl	TB_SEL(%rbx), %r15d
 	movb	$SEL_ALLOW, TB_SEL(%rbx)
 	/*
 	 * TB_RESUME says whether this handler's func redirected the
-	 * context into the monitor.  A handler may interrupt another's
-	 * wrapper after its func set the flag (the interrupt signal
-	 * during a SIGSYS): each level keeps the flag it found and puts
-	 * it back, so neither takes the other's.
+	 * context into the monitor, TB_ENTRY_FS what FS base this entry
+	 * interrupted.  A handler may interrupt another's wrapper (the
+	 * interrupt signal during a SIGSYS): each level keeps the values
+	 * it found and puts them back, so neither takes the other's.
 	 */
 	movzbl	TB_RESUME(%rbx), %eax
 	movq	%rax, 8(%rsp)
 	movb	$0, TB_RESUME(%rbx)
+	movq	TB_ENTRY_FS(%rbx), %rax
+	movq	%rax, 16(%rsp)
 	call	ua__fs_get
 	movq	%rax, (%rsp)
+	movq	%rax, TB_ENTRY_FS(%rbx)
 	cmpq	TB_MON_FS(%rbx), %rax
 	je	2f
 	movq	TB_MON_FS(%rbx), %rdi
+	movq	TB_SELF(%rbx), %rsi
 	call	ua__fs_set
 2:	movq	%r12, %rdi
 	movq	%r13, %rsi
@@ -191,6 +190,8 @@ ua__gs_get:
 	movzbl	TB_RESUME(%rbx), %ecx
 	movq	8(%rsp), %rax
 	movb	%al, TB_RESUME(%rbx)		/* the interrupted level's */
+	movq	16(%rsp), %rax
+	movq	%rax, TB_ENTRY_FS(%rbx)
 	testl	%ecx, %ecx
 	jz	3f
 	/* Redirected into the monitor: monitor FS, selector allowing. */
@@ -198,10 +199,11 @@ ua__gs_get:
 3:	movq	(%rsp), %rdi
 	cmpq	TB_MON_FS(%rbx), %rdi
 	je	5f
+	movq	TB_SELF(%rbx), %rsi
 	call	ua__fs_set
 5:	movb	%r15b, TB_SEL(%rbx)
-4:	addq	$16, %rsp
-	.cfi_adjust_cfa_offset -16
+4:	addq	$32, %rsp
+	.cfi_adjust_cfa_offset -32
 	popq	%r15
 	.cfi_adjust_cfa_offset -8
 	popq	%r14
@@ -227,9 +229,9 @@ ua__gs_get:
 	SIGENTRY ua__irq_entry, ua__irq_handler
 
 /*
- * void ua__mon_fs_restore(void): the monitor's FS base and an allowing
- * selector, for exit code that turns back into the monitor after
- * ua__ret_to_guest_trap already loaded the guest's (entry.S,
+ * void ua__mon_fs_restore(struct ua_task *t): the monitor's FS base and
+ * an allowing selector, for exit code that turns back into the monitor
+ * after ua__ret_to_guest_trap already loaded the guest's (entry.S,
  * ua__irq_reexit).  Clobbers rax rcx rdx rsi rdi r11 only; no C.
  */
 	.globl	ua__mon_fs_restore
@@ -238,13 +240,12 @@ ua__gs_get:
 	.p2align 4
 ua__mon_fs_restore:
 	.cfi_startproc
-	cmpb	$0, ua__fs_switching(%rip)
-	je	1f
-	call	ua__gs_get
-	testq	%rax, %rax
-	jz	1f
+	cmpq	$0, TASK_TB+TB_TASK(%rdi)
+	je	1f				/* no switching for this task */
+	leaq	TASK_TB(%rdi), %rax
 	movb	$SEL_ALLOW, TB_SEL(%rax)
 	movq	TB_MON_FS(%rax), %rdi
+	movq	TB_SELF(%rax), %rsi
 	jmp	ua__fs_set
 1:	ret
 	.cfi_endproc
@@ -270,6 +271,7 @@ ua__ret_to_guest_trap:
 	movq	TB_GUEST_FS(%rbx), %rdi
 	cmpq	TB_MON_FS(%rbx), %rdi
 	je	1f
+	movq	TB_SELF(%rbx), %rsi
 	call	ua__fs_set
 1:	movb	$SEL_BLOCK, TB_SEL(%rbx)
 	movq	%r12, %rdi
@@ -300,12 +302,12 @@ ua__sud_entry:
 
 /*
  * A rewritten syscall site (trap_rewrite.c): the guest executed
- * `call *%rax` instead of `syscall`, slid down the page-0 nop sled and
- * jumped here through the trap block (jmp *%gs:TB_RW_ENTRY).  State:
- * RAX the number, [RSP] the return address (the instruction after the
- * site), RFLAGS and every other register the guest's, FS base the
- * guest's, selector blocking.  RCX and R11 are free: a `syscall`
- * clobbers them.
+ * `call *%rax` instead of `syscall`, slid down the page-0 nop sled, whose
+ * tail found the trap block through GS, checked it and jumped here with
+ * it in R11.  State: RAX the number, [RSP] the return address (the
+ * instruction after the site), RFLAGS and every other register the
+ * guest's, FS base the guest's, selector blocking.  RCX and R11 are
+ * free: a `syscall` clobbers them.
  *
  * Until the move to the monitor stack, a host signal (the interrupt
  * signal) sees guest code: it may capture this context and run a handler
@@ -322,7 +324,7 @@ ua__sud_entry:
 ua__rewrite_entry:
 	.cfi_startproc
 	.cfi_undefined rip
-	movq	%gs:TB_TASK, %r11
+	movq	TB_TASK(%r11), %r11
 	movq	%r15, R15(%r11)
 	movq	%r14, R14(%r11)
 	movq	%r13, R13(%r11)
@@ -343,10 +345,10 @@ ua__rewrite_entry:
 	pushfq
 	popq	EFLAGS(%r11)
 	/* Monitor mode: selector allowing, then the monitor's FS base. */
-	movb	$SEL_ALLOW, %gs:TB_SEL
+	movb	$SEL_ALLOW, TASK_TB+TB_SEL(%r11)
 	cld
 	movq	%r11, %rbx
-	testl	$0x40100, EFLAGS(%rbx)		/* AC, TF */
+	testl	$0x44100, EFLAGS(%rbx)		/* AC, NT, TF */
 	jz	1f
 	pushq	$2
 	popfq
@@ -360,12 +362,18 @@ ua__rewrite_entry:
 	call	ua__fast_rewrite
 	testl	%eax, %eax
 	jz	3f
-	movb	$SEL_BLOCK, %gs:TB_SEL
+	movb	$SEL_BLOCK, TASK_TB+TB_SEL(%rbx)
 	movq	%rbx, %rdi
 	jmp	ua__ret_to_guest
-3:	movq	%gs:TB_MON_FS, %rdi
-	cmpq	%gs:TB_GUEST_FS, %rdi
+	/* The guest's FS base as it is: it may have written its own. */
+3:	cmpb	$0, ua__have_fsgsbase(%rip)
+	je	4f
+	rdfsbase %rax
+	movq	%rax, TASK_TB+TB_GUEST_FS(%rbx)
+4:	movq	TASK_TB+TB_MON_FS(%rbx), %rdi
+	cmpq	TASK_TB+TB_GUEST_FS(%rbx), %rdi
 	je	2f
+	movq	TASK_TB+TB_SELF(%rbx), %rsi
 	call	ua__fs_set
 2:	movq	%rbx, %rdi
 	call	ua__rewrite_syscall
