@@ -151,22 +151,27 @@ static int slot_get(void)
 
 /*
  * ua_task_run(), before the task starts: this thread's slot installed as
- * its alternate signal stack (an altstack of the caller's own is kept
- * aside until ua__astack_put()).
+ * its alternate signal stack.  A task whose entries must find it there
+ * (required: one that traps syscalls or owns its FS base) puts an
+ * altstack of the caller's own aside until ua__astack_put(); any other
+ * task runs on the caller's, if it has one.
  */
-int ua__astack_get(void)
+int ua__astack_get(bool required)
 {
 	stack_t cur, ss;
-	int err = slot_get();
+	int err;
 
+	if (sigaltstack(NULL, &cur))
+		return -errno;
+	if (!required && !(cur.ss_flags & SS_DISABLE))
+		return 0;
+	err = slot_get();
 	if (err)
 		return err;
 	ss.ss_sp = (void *)(slot_addr(astack.slot - 1) + HEAD_SIZE +
 			    GUARD_SIZE);
 	ss.ss_size = SLOT_SIZE - HEAD_SIZE - GUARD_SIZE;
 	ss.ss_flags = 0;
-	if (sigaltstack(NULL, &cur))
-		return -errno;
 	if (cur.ss_sp == ss.ss_sp && !(cur.ss_flags & SS_DISABLE))
 		return 0;
 	if (sigaltstack(&ss, NULL))

@@ -292,7 +292,7 @@ int ua_task_run(struct ua_task *t)
 	 */
 	err = ua_init();
 	if (!err)
-		err = ua__astack_get();
+		err = ua__astack_get(t->trap || t->own_fs);
 	if (err)
 		return err;
 	note_monitor_stack();

@@ -151,7 +151,7 @@ UA_HIDDEN void ua__trap_free(struct ua_task *t);
 UA_HIDDEN int ua__guest_gs_set(struct ua_task *t, uint64_t gs);
 UA_HIDDEN uint64_t ua__guest_gs_get(const struct ua_task *t);
 /* altstack.c */
-UA_HIDDEN int ua__astack_get(void);
+UA_HIDDEN int ua__astack_get(bool required);
 UA_HIDDEN void ua__astack_put(void);
 UA_HIDDEN void ua__astack_set_tb(struct ua_trap_block *tb);
 /* trap_rewrite.c: one rewritten syscall site */

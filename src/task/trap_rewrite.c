@@ -67,21 +67,27 @@ static const uint32_t tail_rels[] = {
 static uint32_t tramp_rel;
 static uintptr_t tail_addr, tail_page;
 /*
- * The tail:
+ * The tail, which leaves RFLAGS alone (the entry saves the guest's):
  *	mov %gs:64, %r11	65 4c 8b 1c 25 40 00 00 00
- *	cmp 64(%r11), %r11	4d 3b 5b 40
- *	jne 1f			75 04
- *	jmp *32(%r11)		41 ff 63 20
- * 1:	syscall			0f 05
- * ua__rewrite_entry gets the block in R11 (a syscall clobbers it); the
- * rest of its page is int3.
+ *	mov 64(%r11), %rcx	49 8b 4b 40
+ *	not %r11		49 f7 d3
+ *	lea 1(%rcx,%r11), %rcx	4a 8d 4c 19 01	(rcx - r11)
+ *	not %r11		49 f7 d3
+ *	jrcxz 1f		e3 02
+ *	syscall			0f 05
+ * 1:	jmp *32(%r11)		41 ff 63 20
+ * ua__rewrite_entry gets the block in R11 (a syscall clobbers RCX and
+ * R11); the rest of its page is int3.
  */
 static const unsigned char tail_code[] = {
 	0x65, 0x4c, 0x8b, 0x1c, 0x25, 0x40, 0x00, 0x00, 0x00,
-	0x4d, 0x3b, 0x5b, 0x40,
-	0x75, 0x04,
-	0x41, 0xff, 0x63, 0x20,
+	0x49, 0x8b, 0x4b, 0x40,
+	0x49, 0xf7, 0xd3,
+	0x4a, 0x8d, 0x4c, 0x19, 0x01,
+	0x49, 0xf7, 0xd3,
+	0xe3, 0x02,
 	0x0f, 0x05,
+	0x41, 0xff, 0x63, 0x20,
 };
 #define TRAMP_SKIP 0x68
 #define INSN_SYSCALL 0x050f  /* 0f 05, little-endian */

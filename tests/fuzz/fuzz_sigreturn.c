@@ -3,7 +3,9 @@
  * Fuzz target: arbitrary bytes as an rt_sigframe (and its FP area) handed
  * to rt_sigreturn inside a fresh guest task.  Whatever the bytes, the
  * monitor must not crash, leak or hang, and the task must either resume
- * normally (and exit 0) or die of SIGSEGV; anything else aborts.
+ * normally (and exit 0) or die of SIGSEGV, or of SIGTRAP where the
+ * frame's RFLAGS has TF (it single-steps the landing pad, as under the
+ * kernel); anything else aborts.
  *
  * Input: one control byte, then the frame from its ucontext on (304 bytes
  * of ucontext, 128 of siginfo, 16 of padding) and the FP area (up to
@@ -31,7 +33,7 @@
  * Built two ways: with -fsanitize=fuzzer by tools/run-fuzz, and without
  * (FUZZ_REPLAY) as a program that replays files through the same code;
  * a file whose name starts with "ok-" must resume, one with "segv-" must
- * die of SIGSEGV.
+ * die of SIGSEGV, one with "trap-" of SIGTRAP.
  */
 #include <dirent.h>
 #include <signal.h>
@@ -53,6 +55,7 @@
 /* sigcontext_64 fields, in 8-byte words from the start of uc_mcontext. */
 #define MC_RSP 15
 #define MC_RIP 16
+#define MC_EFLAGS 17
 #define MC_FPSTATE 23
 #define UC_MCONTEXT 40
 #define UC_STACK 16
@@ -203,6 +206,18 @@ static void setup(void)
 		abort();
 }
 
+/* Does the input's frame set TF (then a SIGTRAP ends the task)? */
+static bool input_tf(const uint8_t *data, size_t size)
+{
+	size_t off = 1 + UC_MCONTEXT + 8 * MC_EFLAGS;
+	uint64_t v;
+
+	if (size < off + 8)
+		return false;
+	memcpy(&v, data + off, 8);
+	return v & 0x100;
+}
+
 /* Run one input in a fresh task; its wait status. */
 static int run_one(const uint8_t *data, size_t size)
 {
@@ -235,6 +250,8 @@ static int run_one(const uint8_t *data, size_t size)
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
 		return st;
 	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV)
+		return st;
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGTRAP && input_tf(data, size))
 		return st;
 	fprintf(stderr, "fuzz_sigreturn: unexpected task status %#x\n", st);
 	abort();
@@ -271,6 +288,11 @@ static int replay_file(const char *dir, const char *name)
 	}
 	if (!strncmp(name, "segv-", 5) && !WIFSIGNALED(st)) {
 		fprintf(stderr, "%s: expected SIGSEGV, status %#x\n", path, st);
+		return 1;
+	}
+	if (!strncmp(name, "trap-", 5) &&
+	    !(WIFSIGNALED(st) && WTERMSIG(st) == SIGTRAP)) {
+		fprintf(stderr, "%s: expected SIGTRAP, status %#x\n", path, st);
 		return 1;
 	}
 	return 0;

@@ -5,7 +5,8 @@
 Each file is one control byte (see fuzz_sigreturn.c) and a frame from its
 ucontext on: 304 bytes of ucontext, 128 of siginfo, 16 of padding, then
 the FP area.  Names starting with "ok-" must resume, "segv-" must die of
-SIGSEGV; the replay test checks both (others only must not upset the
+SIGSEGV, "trap-" of SIGTRAP (TF in the frame single-steps the landing
+pad, as under the kernel); the replay test checks all three (others only must not upset the
 monitor).  Files that the fuzzer found
 interesting are added as they are (names without those prefixes)."""
 import os
@@ -64,7 +65,9 @@ SEEDS = {
     'ok-raw-rsp': frame(FP_NULL, **{w(RSP): 0x1234}),
     'ok-rsp-hole': frame(RSP_HOLE | FP_NULL),
     'ok-rsp-monitor': frame(RSP_MONITOR | FP_NULL),
-    'ok-eflags': frame(RSP_GOOD | FP_NULL, **{w(EFLAGS): 0xffffffff}),
+    'ok-eflags': frame(RSP_GOOD | FP_NULL, **{w(EFLAGS): 0xfffffeff}),
+    'trap-eflags-tf': frame(RSP_GOOD | FP_NULL, **{w(EFLAGS): 0x302}),
+    'trap-eflags-all': frame(RSP_GOOD | FP_NULL, **{w(EFLAGS): 0xffffffff}),
     'ok-mask-all': frame(RSP_GOOD | FP_NULL, **{w(SIGMASK): (1 << 64) - 1}),
     'ok-altstack-raw': frame(RSP_GOOD | FP_NULL,
                              **{w(16): 0x10000, w(24): 0x7fffffff,

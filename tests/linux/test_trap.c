@@ -450,18 +450,25 @@ Test(trap, every_trampoline_offset_reaches_the_monitor)
 /*
  * The trampoline's bytes, decoded from every offset below the final jmp:
  * only nops (90, 66 90) and short jumps (eb), and every path ends on
- * that jmp (65 ff 24 25 20 00 00 00).  Where the page is execute-only
- * (protection keys) it cannot be read, and the sweep above is the test.
+ * that `jmp rel32` (e9) at 4091, whose displacement bytes each fault
+ * where a number lands on them (#UD or #GP at CPL 3), to the tail: the
+ * GS check and the jump through the trap block (trap_rewrite.c).  Where
+ * the pages cannot be read here, the sweep above is the test.
  */
 Test(trap, trampoline_slides_to_its_jump_from_every_offset)
 {
-	static const uint8_t jmp[8] = { 0x65, 0xff, 0x24, 0x25,
-					0x20, 0x00, 0x00, 0x00 };
+	static const uint8_t tail[] = { 0x65, 0x4c, 0x8b, 0x1c, 0x25, 0x40,
+					0x00, 0x00, 0x00, 0x49, 0x8b, 0x4b,
+					0x40 };
+	static const uint8_t faulting[] = { 0x6f, 0x6e, 0x6d, 0x6c, 0x3f, 0x37,
+					    0x2f, 0x27, 0x1f, 0x17, 0x0e,
+					    0x07 };
 	struct ua_task_opts o = { .trap_syscalls = true,
 				  .trap = UA_TRAP_REWRITE };
 	struct ua_space *sp = space();
 	struct ua_task *t = ua_task_create(sp, guest, NULL, &o);
-	uint8_t page[4096];
+	uint8_t page[4096], code[sizeof(tail)];
+	uint32_t rel;
 	int fd;
 
 	cr_assert_not_null(t, "%s", strerror(errno));
@@ -471,13 +478,20 @@ Test(trap, trampoline_slides_to_its_jump_from_every_offset)
 	if (pread(fd, page, sizeof(page), 0) != (ssize_t)sizeof(page))
 		cr_skip_test("page 0 is not readable here (%s): execute-only",
 			     strerror(errno));
+	cr_assert_eq(page[4091], 0xe9);
+	memcpy(&rel, page + 4092, sizeof(rel));
+	for (int i = 4092; i < 4096; i++)
+		cr_assert_not_null(memchr(faulting, page[i], sizeof(faulting)),
+				   "displacement byte %#x at %d", page[i], i);
+	cr_assert_eq(pread(fd, code, sizeof(code), 4096 + (off_t)rel),
+		     (ssize_t)sizeof(code));
+	cr_assert_arr_eq(code, tail, sizeof(tail));
 	close(fd);
-	cr_assert_arr_eq(page + 4088, jmp, sizeof(jmp));
-	for (int start = 0; start < 4088; start++) {
+	for (int start = 0; start < 4091; start++) {
 		int a = start, steps = 0;
 
-		while (a != 4088) {
-			cr_assert(a >= 0 && a < 4088 && steps++ < 4096,
+		while (a != 4091) {
+			cr_assert(a >= 0 && a < 4091 && steps++ < 4096,
 				  "from %d: off the sled at %d", start, a);
 			if (page[a] == 0x90)
 				a += 1;

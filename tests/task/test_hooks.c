@@ -550,6 +550,8 @@ static void check_eflags(uint64_t set, uint64_t want)
 }
 
 #define ARITH (TT_CF | TT_PF | TT_AF | TT_ZF | TT_SF | TT_OF)
+#define NT 0x4000ul
+#define ID 0x200000ul
 
 Test(task_hooks, eflags_sanitised)
 {
@@ -558,16 +560,34 @@ Test(task_hooks, eflags_sanitised)
 	check_eflags(0x202 | ARITH, 0x202 | ARITH);
 	check_eflags(0x202 | TT_AC | TT_DF | ARITH,
 		     0x202 | TT_AC | TT_DF | ARITH);
-	/* TF would single-step the monitor's host: dropped. */
-	check_eflags(0x202 | TT_TF, 0x202);
-	check_eflags(0x202 | TT_TF | TT_CF, 0x202 | TT_CF);
+	/* What user code can hold survives, as a syscall's return keeps it. */
+	check_eflags(0x202 | NT | ID, 0x202 | NT | ID);
 	/* IF and the reserved bit 1 are always set; nothing else gets in. */
 	check_eflags(0, 0x202);
-	check_eflags(0xffffffffffffffffull, 0x202 | TT_AC | TT_DF | ARITH);
-	/* NT, IOPL, RF, VM, VIF, VIP, ID */
-	check_eflags(0x202 | 0x4000 | 0x3000 | 0x10000 | 0x20000 | 0x80000 |
-			     0x100000 | 0x200000,
+	check_eflags(~TT_TF, 0x202 | TT_AC | TT_DF | ARITH | NT | ID);
+	/* IOPL, RF, VM, VIF, VIP */
+	check_eflags(0x202 | 0x3000 | 0x10000 | 0x20000 | 0x80000 | 0x100000,
 		     0x202);
+}
+
+/*
+ * TF from a hook single-steps the guest, not the monitor: the trap comes
+ * after the guest's first instruction, and with no signal layer to catch
+ * it, the task dies of it.
+ */
+Test(task_hooks, eflags_tf_steps_the_guest)
+{
+	struct ua_space *sp = tt_space();
+	struct ua_task *t = tt_task(sp, guest_probe_once, NULL);
+
+	probe_fill(&probe_in, 5);
+	probe_in.r[P_RDI] = UA_NR_nop;
+	probe_in.r[P_FLAGS] = 0x202;
+	hook_eflags = 0x202 | TT_TF;
+	ua_task_set_syscall_hook(t, hook_set_eflags, NULL);
+	tt_assert_killed(ua_task_run(t), SIGTRAP);
+	ua_task_destroy(t);
+	ua_space_destroy(sp);
 }
 
 /* ---- what the monitor may and may not do from a hook ---- */
