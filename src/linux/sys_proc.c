@@ -296,18 +296,41 @@ static long sys_arch_prctl(struct ua_task *t, struct ua_pt_regs *r)
 	return -EINVAL;
 }
 
-/* The task's name (PR_SET_NAME / PR_GET_NAME); nothing else. */
+/*
+ * PR_SET_TSC: the host is asked once here whether it can (set_tsc_mode()
+ * in arch/x86/kernel/process.c); the flag then follows the guest's code
+ * in and out of the monitor (ua__tsc_entry(), ua__tsc_exit()).
+ */
+static long set_tsc(struct ua_task *t, unsigned long mode)
+{
+	if (mode != PR_TSC_ENABLE && mode != PR_TSC_SIGSEGV)
+		return -EINVAL;
+	if (mode == PR_TSC_SIGSEGV && !t->tsc_off) {
+		if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV))
+			return -errno;
+		prctl(PR_SET_TSC, PR_TSC_ENABLE);
+	}
+	t->tsc_off = mode == PR_TSC_SIGSEGV;
+	return 0;
+}
+
+/* The task's name (PR_SET_NAME / PR_GET_NAME) and the TSC's mode. */
 static long sys_prctl(struct ua_task *t, struct ua_pt_regs *r)
 {
 	static const char name[16] = "guest";
+	int tsc;
 
-	(void)t;
 	switch (ARG1(r)) {
 	case PR_SET_NAME:
 		return 0;
 	case PR_GET_NAME:
 		return ua_copy_to_user((void *)ARG2(r), name, sizeof(name)) ?
 			       -EFAULT : 0;
+	case PR_GET_TSC:
+		tsc = t->tsc_off ? PR_TSC_SIGSEGV : PR_TSC_ENABLE;
+		return ua_put_user(tsc, (int *)ARG2(r));
+	case PR_SET_TSC:
+		return set_tsc(t, ARG2(r));
 	}
 	return -EINVAL;
 }

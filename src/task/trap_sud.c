@@ -195,6 +195,7 @@ static _Noreturn void trap_syscall(struct ua_task *t, bool rewritten)
 	long ret;
 
 	ua__guest_task = NULL;
+	ua__tsc_entry(t);
 	ua__pkru_entry(t);
 	ua__protect_syscall_lock(t->sp);
 	if (rewritten)
