@@ -12,6 +12,7 @@
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -120,6 +121,26 @@ static long sys_uname(struct ua_task *t, struct ua_pt_regs *r)
 	if (uname(&u))
 		return -errno;
 	if (ua_copy_to_user((void *)ARG1(r), &u, sizeof(u)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * The host's figures: the guest's memory is the host's, and the space
+ * only bounds its addresses (uptime, loads and process count are the
+ * host's too, as a process outside a namespace sees them).
+ */
+_Static_assert(sizeof(struct sysinfo) == 112,
+	       "struct sysinfo is the kernel's (include/uapi/linux/sysinfo.h)");
+
+static long sys_sysinfo(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct sysinfo si;
+
+	(void)t;
+	if (sysinfo(&si))
+		return -errno;
+	if (ua_copy_to_user((void *)ARG1(r), &si, sizeof(si)))
 		return -EFAULT;
 	return 0;
 }
@@ -358,6 +379,7 @@ static const struct lx_call calls[] = {
 	{ SYS_getrlimit, "getrlimit", sys_getrlimit, "dp" },
 	{ SYS_setrlimit, "setrlimit", sys_setrlimit, "dp" },
 	{ SYS_uname, "uname", sys_uname, "p" },
+	{ SYS_sysinfo, "sysinfo", sys_sysinfo, "p" },
 	{ SYS_arch_prctl, "arch_prctl", sys_arch_prctl, "xx" },
 	{ SYS_sched_yield, "sched_yield", sys_sched_yield, "-" },
 	{ SYS_getrandom, "getrandom", sys_getrandom, "pux" },
