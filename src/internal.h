@@ -203,6 +203,10 @@ UA_HIDDEN bool ua__registry_overlaps(uintptr_t lo, uintptr_t hi);
 
 /* src/core/space.c */
 UA_HIDDEN int ua__space_prot_at(struct ua_space *sp, uintptr_t addr);
+/* The mapping run (one vma) at addr; the bytes mapped. */
+UA_HIDDEN int ua__space_vma(struct ua_space *sp, uintptr_t addr,
+			    uintptr_t *start, uintptr_t *end);
+UA_HIDDEN size_t ua__space_mapped(struct ua_space *sp);
 
 /* src/protect/protect.c */
 UA_HIDDEN const struct ua_protect_ops *ua__protect_select(enum ua_protect p,

@@ -348,6 +348,51 @@ int ua__space_prot_at(struct ua_space *sp, uintptr_t addr)
 	return prot;
 }
 
+/*
+ * The run of mappings around addr that have one protection and no hole
+ * between them, [*start, *end): what the kernel keeps as one vma, since
+ * it merges neighbouring anonymous mappings that agree (mm/vma.c).  The
+ * protection, or -1 when nothing is mapped at addr.
+ */
+int ua__space_vma(struct ua_space *sp, uintptr_t addr, uintptr_t *start,
+		  uintptr_t *end)
+{
+	int prot = -1;
+	size_t i, j;
+
+	ua__space_lock(sp);
+	i = maps_find(sp, addr);
+	if (i >= sp->nmaps || sp->maps[i].start > addr)
+		goto out;
+	prot = sp->maps[i].prot;
+	for (j = i; j > 0 && sp->maps[j - 1].end == sp->maps[j].start &&
+		    sp->maps[j - 1].prot == prot;
+	     j--)
+		;
+	*start = sp->maps[j].start;
+	for (j = i;
+	     j + 1 < sp->nmaps && sp->maps[j + 1].start == sp->maps[j].end &&
+	     sp->maps[j + 1].prot == prot;
+	     j++)
+		;
+	*end = sp->maps[j].end;
+out:
+	ua__space_unlock(sp);
+	return prot;
+}
+
+/* Bytes mapped in sp, PROT_NONE included (the kernel's total_vm). */
+size_t ua__space_mapped(struct ua_space *sp)
+{
+	size_t n = 0;
+
+	ua__space_lock(sp);
+	for (size_t i = 0; i < sp->nmaps; i++)
+		n += sp->maps[i].end - sp->maps[i].start;
+	ua__space_unlock(sp);
+	return n;
+}
+
 /* Is [lo, hi) covered by mappings without a hole? */
 static bool maps_cover(const struct ua_space *sp, uintptr_t lo, uintptr_t hi)
 {

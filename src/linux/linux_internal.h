@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 
 #include <uaccess/linux.h>
@@ -50,6 +51,14 @@ static inline UA_FAST bool lx_dev_mode_ok(const struct lx_file *f, bool write)
 	return acc == O_RDWR || acc == (write ? O_WRONLY : O_RDONLY);
 }
 
+/* The kernel's struct rlimit64 (include/uapi/linux/resource.h). */
+struct lx_rlimit {
+	uint64_t cur, max;
+};
+
+#define LX_RLIM_NLIMITS 16
+#define LX_RLIM_INFINITY (~(uint64_t)0)
+
 struct lx_timer {
 	pthread_t thread;
 	bool started, stop;
@@ -69,6 +78,8 @@ struct lx_proc {
 	unsigned long counts[LX_NR_MAX];
 	unsigned long other_count;
 	uint8_t unknown_named[LX_NR_MAX / 8];
+	/* The process's limits (kernel/sys.c do_prlimit), from the host's. */
+	struct lx_rlimit rlim[LX_RLIM_NLIMITS];
 	struct lx_timer timer;
 	char execfn[4096];
 	char *iobuf;              /* LX_CHUNK bytes between host and guest */
@@ -103,6 +114,17 @@ static inline UA_FAST struct lx_proc *lx_proc(struct ua_task *t)
 #define ARG5(r) ((r)->r8)
 #define ARG6(r) ((r)->r9)
 
+/*
+ * Descriptors the process may have: RLIMIT_NOFILE, as alloc_fd() and
+ * dup2() take it (fs/file.c), within the table's size.
+ */
+static inline int lx_nofile(const struct lx_proc *p)
+{
+	uint64_t cur = p->rlim[RLIMIT_NOFILE].cur;
+
+	return cur < LX_NFDS ? (int)cur : LX_NFDS;
+}
+
 /* loader.c */
 UA_HIDDEN struct lx_proc *ua__lx_proc_new(const char *execfn);
 UA_HIDDEN void ua__lx_free(struct ua_task *t);
@@ -121,6 +143,9 @@ UA_HIDDEN struct lx_file *ua__lx_file(struct ua_task *t, long fd);
 UA_HIDDEN long ua__lx_fstat(struct ua_task *t, struct ua_pt_regs *r);
 UA_HIDDEN int ua__lx_fd_install(struct lx_proc *p, int min,
 				struct lx_file f);
+
+/* sys_proc.c */
+UA_HIDDEN void ua__lx_rlimits_init(struct lx_proc *p);
 
 /* sys_time.c */
 UA_HIDDEN void ua__lx_timer_stop(struct lx_proc *p);

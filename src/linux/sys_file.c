@@ -47,7 +47,9 @@ struct lx_file *ua__lx_file(struct ua_task *t, long fd)
 /* The lowest free descriptor >= min, or -EMFILE. */
 int ua__lx_fd_install(struct lx_proc *p, int min, struct lx_file f)
 {
-	for (int i = min; i < LX_NFDS; i++) {
+	int end = lx_nofile(p);
+
+	for (int i = min; i < end; i++) {
 		if (p->files[i].kind == LX_FD_FREE) {
 			p->files[i] = f;
 			return i;
@@ -285,7 +287,7 @@ static long do_dup3(struct ua_task *t, long oldfd, long newfd, int flags)
 
 	if (flags & ~O_CLOEXEC)
 		return -EINVAL;
-	if (!f || newfd < 0 || newfd >= LX_NFDS)
+	if (!f || newfd < 0 || newfd >= lx_nofile(p))
 		return -EBADF;
 	err = file_dup(f, &nf);
 	if (err)
@@ -379,7 +381,7 @@ static long sys_fcntl(struct ua_task *t, struct ua_pt_regs *r)
 	switch (cmd) {
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
-		if (arg < 0 || arg >= LX_NFDS)
+		if (arg < 0 || arg >= lx_nofile(lx_proc(t)))
 			return -EINVAL;
 		err = file_dup(f, &nf);
 		if (err)

@@ -50,12 +50,36 @@ long ua__lx_map_file(struct ua_task *t, uintptr_t addr, size_t len, int prot,
 	return len ? ua_mprotect(t->sp, (void *)addr, len, prot) : 0;
 }
 
+/* The heap's reserve above the break: no address space yet. */
+static size_t brk_reserve(const struct lx_proc *p)
+{
+	return p->brk_start ? p->brk_start + LX_BRK_MAX - p->brk_mapped : 0;
+}
+
+/*
+ * may_expand_vm() for RLIMIT_AS (mm/mmap.c): may len more bytes be
+ * mapped?  The space's mappings are the process's address space.
+ */
+static bool may_expand(struct ua_task *t, size_t len)
+{
+	struct lx_proc *p = lx_proc(t);
+	uint64_t lim = p->rlim[RLIMIT_AS].cur;
+	size_t vm;
+
+	if (lim == LX_RLIM_INFINITY)
+		return true;
+	vm = ua__space_mapped(t->sp) - brk_reserve(p);
+	return (vm + len) / ua__pagesz <= lim / ua__pagesz;
+}
+
 static long do_map(struct ua_task *t, uintptr_t addr, size_t len, int prot,
 		   int flags)
 {
 	struct ua_space *sp = t->sp;
 	void *p;
 
+	if (!may_expand(t, len))
+		return -ENOMEM;
 	if (flags & MAP_FIXED) {
 		if (!page_aligned(addr) || !in_space(sp, addr, len))
 			return -ENOMEM;
@@ -165,51 +189,226 @@ static long sys_mprotect(struct ua_task *t, struct ua_pt_regs *r)
 	return ret == -ERANGE ? -ENOMEM : ret;
 }
 
-/*
- * Shrink in place, grow in place when the pages after are free, else move
- * (MREMAP_MAYMOVE) by copying through the monitor.
- */
-static long sys_mremap(struct ua_task *t, struct ua_pt_regs *r)
-{
-	uintptr_t old = ARG1(r), dst;
-	size_t olen = ua__page_up(ARG2(r)), nlen = ua__page_up(ARG3(r));
-	int flags = (int)ARG4(r), prot;
-	char *buf = lx_proc(t)->iobuf;
+/* TASK_SIZE_MAX (arch/x86/include/asm/page_64_types.h), 4-level paging. */
+#define LX_TASK_SIZE (((uintptr_t)1 << 47) - 4096)
 
-	if (!page_aligned(old) || !nlen ||
-	    (flags & ~(MREMAP_MAYMOVE | MREMAP_FIXED)) ||
-	    (flags & MREMAP_FIXED))
-		return flags & MREMAP_FIXED ? -ENOSYS : -EINVAL;
-	if (!in_space(t->sp, old, olen) || !olen)
-		return -EFAULT;
-	prot = ua__space_prot_at(t->sp, old);
-	if (prot < 0)
-		return -EFAULT;
-	if (nlen <= olen) {
-		if (nlen < olen)
-			ua_unmap(t->sp, (void *)(old + nlen), olen - nlen);
-		return (long)old;
-	}
-	if (in_space(t->sp, old + olen, nlen - olen) &&
-	    ua_map(t->sp, (void *)(old + olen), nlen - olen, prot))
-		return (long)old;
-	if (!(flags & MREMAP_MAYMOVE))
+/* One mremap() as mm/mremap.c's struct vma_remap_struct describes it. */
+struct remap {
+	uintptr_t addr, new_addr;
+	size_t old_len, new_len;
+	int flags;
+	int prot; /* of the vma at addr */
+	uintptr_t vm_start, vm_end;
+};
+
+/*
+ * vma_lookup(): the vma at rm->addr.  The heap's reserve above the break
+ * is a placeholder, not a mapping the kernel would have.
+ */
+static bool find_vma(struct ua_task *t, struct remap *rm)
+{
+	struct lx_proc *p = lx_proc(t);
+	uintptr_t a = rm->addr;
+
+	if (!in_space(t->sp, a, 1))
+		return false;
+	if (p->brk_start && a >= p->brk_mapped && a < p->brk_start + LX_BRK_MAX)
+		return false;
+	rm->prot = ua__space_vma(t->sp, a, &rm->vm_start, &rm->vm_end);
+	if (rm->prot < 0)
+		return false;
+	if (p->brk_start && rm->vm_start < p->brk_mapped &&
+	    rm->vm_end > p->brk_mapped)
+		rm->vm_end = p->brk_mapped;
+	return true;
+}
+
+/* check_mremap_params(), before the lengths are page-aligned. */
+static long check_params(const struct remap *rm)
+{
+	if (rm->flags & ~(MREMAP_FIXED | MREMAP_MAYMOVE | MREMAP_DONTUNMAP))
+		return -EINVAL;
+	if (!page_aligned(rm->addr) || !ua__page_up(rm->new_len))
+		return -EINVAL;
+	if (!(rm->flags & (MREMAP_FIXED | MREMAP_DONTUNMAP)))
+		return 0;
+	if (!page_aligned(rm->new_addr) || !(rm->flags & MREMAP_MAYMOVE))
+		return -EINVAL;
+	if ((rm->flags & MREMAP_DONTUNMAP) && rm->old_len != rm->new_len)
+		return -EINVAL;
+	return 0;
+}
+
+/* remap_is_valid(): every mapping here is private and anonymous. */
+static long remap_is_valid(struct ua_task *t, const struct remap *rm)
+{
+	if (!rm->old_len)
+		return -EINVAL; /* "duplicating" a private mapping */
+	if (rm->old_len > rm->vm_end - rm->addr)
+		return -EFAULT; /* across vma boundaries */
+	if (rm->new_len > rm->old_len &&
+	    !may_expand(t, rm->new_len - rm->old_len))
 		return -ENOMEM;
-	dst = (uintptr_t)ua_map(t->sp, NULL, nlen, PROT_READ | PROT_WRITE);
-	if (!dst)
+	return 0;
+}
+
+/*
+ * Fresh writable pages for the move: at new_addr for MREMAP_FIXED, near
+ * it when it is only a hint (MREMAP_DONTUNMAP), anywhere otherwise.
+ */
+static uintptr_t new_area(struct ua_task *t, const struct remap *rm)
+{
+	void *hint = (void *)rm->new_addr, *p = NULL;
+
+	if (rm->flags & MREMAP_FIXED)
+		return (uintptr_t)ua_map(t->sp, hint, rm->new_len,
+					 PROT_READ | PROT_WRITE);
+	if ((rm->flags & MREMAP_DONTUNMAP) && rm->new_addr &&
+	    in_space(t->sp, rm->new_addr, rm->new_len))
+		p = ua_map(t->sp, hint, rm->new_len, PROT_READ | PROT_WRITE);
+	if (!p)
+		p = ua_map(t->sp, NULL, rm->new_len, PROT_READ | PROT_WRITE);
+	return (uintptr_t)p;
+}
+
+/*
+ * Copy len bytes from src to dst through the accessors, the only way the
+ * monitor sees guest pages.  A range the guest cannot read is made
+ * readable for the copy: the kernel moves page tables whatever their
+ * protection.
+ */
+static long copy_range(struct ua_task *t, uintptr_t dst, uintptr_t src,
+		       size_t len, int prot)
+{
+	char *buf = lx_proc(t)->iobuf;
+	bool unreadable = !(prot & PROT_READ);
+	long err = 0;
+
+	if (unreadable &&
+	    ua_mprotect(t->sp, (void *)src, len, prot | PROT_READ))
 		return -ENOMEM;
-	/* Through the accessors: the monitor sees guest pages only so. */
-	ua_mprotect(t->sp, (void *)old, olen, prot | PROT_READ);
-	for (size_t done = 0; done < olen; done += LX_CHUNK) {
-		if (ua_copy_from_user(buf, (void *)(old + done), LX_CHUNK) ||
-		    ua_copy_to_user((void *)(dst + done), buf, LX_CHUNK)) {
-			ua_unmap(t->sp, (void *)dst, nlen);
-			return -EFAULT;
+	for (size_t done = 0, n; done < len; done += n) {
+		n = len - done < LX_CHUNK ? len - done : LX_CHUNK;
+		if (ua_copy_from_user(buf, (void *)(src + done), n) ||
+		    ua_copy_to_user((void *)(dst + done), buf, n)) {
+			err = -EFAULT;
+			break;
 		}
 	}
-	ua_mprotect(t->sp, (void *)dst, nlen, prot);
-	ua_unmap(t->sp, (void *)old, olen);
+	if (unreadable)
+		ua_mprotect(t->sp, (void *)src, len, prot);
+	return err;
+}
+
+/*
+ * move_vma(): the contents to the new area, which takes the old one's
+ * protection.  The old range goes, or with MREMAP_DONTUNMAP stays mapped
+ * with nothing in it: its pages moved, a read faults in fresh zeroes
+ * (dontunmap_complete()), which MADV_DONTNEED gives a private anonymous
+ * host mapping.
+ */
+static long move_vma(struct ua_task *t, struct remap *rm)
+{
+	uintptr_t dst = new_area(t, rm);
+	long err;
+
+	if (!dst)
+		return -ENOMEM;
+	err = copy_range(t, dst, rm->addr, rm->old_len, rm->prot);
+	if (!err)
+		err = ua_mprotect(t->sp, (void *)dst, rm->new_len, rm->prot);
+	if (err) {
+		ua_unmap(t->sp, (void *)dst, rm->new_len);
+		return err;
+	}
+	if (rm->flags & MREMAP_DONTUNMAP)
+		madvise((void *)rm->addr, rm->old_len, MADV_DONTNEED);
+	else
+		ua_unmap(t->sp, (void *)rm->addr, rm->old_len);
 	return (long)dst;
+}
+
+/* mremap_to(): MREMAP_FIXED or MREMAP_DONTUNMAP, always a move. */
+static long remap_to(struct ua_task *t, struct remap *rm)
+{
+	long err;
+
+	if (rm->new_len > LX_TASK_SIZE ||
+	    rm->new_addr > LX_TASK_SIZE - rm->new_len)
+		return -EINVAL;
+	if (rm->addr + rm->old_len > rm->new_addr &&
+	    rm->new_addr + rm->new_len > rm->addr)
+		return -EINVAL;
+	if (rm->flags & MREMAP_FIXED) {
+		/* The space is the whole address space the guest has. */
+		if (!in_space(t->sp, rm->new_addr, rm->new_len))
+			return -EINVAL;
+		ua_unmap(t->sp, (void *)rm->new_addr, rm->new_len);
+		if (!find_vma(t, rm))
+			return -EFAULT;
+	}
+	if (rm->old_len > rm->new_len) {
+		ua_unmap(t->sp, (void *)(rm->addr + rm->new_len),
+			 rm->old_len - rm->new_len);
+		rm->old_len = rm->new_len;
+		if (!find_vma(t, rm))
+			return -EFAULT;
+	}
+	err = remap_is_valid(t, rm);
+	if (err)
+		return err;
+	/* The old range stays: the new one is all extra address space. */
+	if ((rm->flags & MREMAP_DONTUNMAP) && !may_expand(t, rm->old_len))
+		return -ENOMEM;
+	return move_vma(t, rm);
+}
+
+/* mremap_at(): resize in place, else move with MREMAP_MAYMOVE. */
+static long remap_at(struct ua_task *t, struct remap *rm)
+{
+	size_t delta = rm->new_len - rm->old_len;
+	uintptr_t end = rm->addr + rm->old_len;
+	long err;
+
+	if (rm->new_len == rm->old_len)
+		return (long)rm->addr;
+	if (rm->new_len < rm->old_len) {
+		ua_unmap(t->sp, (void *)(rm->addr + rm->new_len),
+			 rm->old_len - rm->new_len);
+		return (long)rm->addr;
+	}
+	err = remap_is_valid(t, rm);
+	if (err)
+		return err;
+	/* vrm_can_expand_in_place(): the range ends where its vma does. */
+	if (end == rm->vm_end && in_space(t->sp, end, delta) &&
+	    ua_map(t->sp, (void *)end, delta, rm->prot))
+		return (long)rm->addr;
+	if (!(rm->flags & MREMAP_MAYMOVE))
+		return -ENOMEM;
+	return move_vma(t, rm);
+}
+
+static long sys_mremap(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct remap rm = {
+		.addr = ARG1(r),
+		.old_len = ARG2(r),
+		.new_len = ARG3(r),
+		.flags = (int)ARG4(r),
+		.new_addr = ARG5(r),
+	};
+	long err = check_params(&rm);
+
+	if (err)
+		return err;
+	rm.old_len = ua__page_up(rm.old_len);
+	rm.new_len = ua__page_up(rm.new_len);
+	if (!find_vma(t, &rm))
+		return -EFAULT;
+	if (rm.flags & (MREMAP_FIXED | MREMAP_DONTUNMAP))
+		return remap_to(t, &rm);
+	return remap_at(t, &rm);
 }
 
 static long sys_madvise(struct ua_task *t, struct ua_pt_regs *r)
@@ -240,7 +439,13 @@ static long sys_brk(struct ua_task *t, struct ua_pt_regs *r)
 	if (!p->brk_start || want < p->brk_start ||
 	    want > p->brk_start + LX_BRK_MAX)
 		return (long)p->brk_cur;
+	/* check_data_rlimit(): the heap is the data the loader did not map. */
+	if (p->rlim[RLIMIT_DATA].cur != LX_RLIM_INFINITY &&
+	    want - p->brk_start > p->rlim[RLIMIT_DATA].cur)
+		return (long)p->brk_cur;
 	top = ua__page_up(want);
+	if (top > p->brk_mapped && !may_expand(t, top - p->brk_mapped))
+		return (long)p->brk_cur;
 	if (top > p->brk_mapped) {
 		ua_unmap(t->sp, (void *)p->brk_mapped, top - p->brk_mapped);
 		if (!ua_map(t->sp, (void *)p->brk_mapped, top - p->brk_mapped,

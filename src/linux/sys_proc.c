@@ -4,12 +4,15 @@
  * arch/x86/kernel/process_64.c for arch_prctl).  One program is one
  * process here: its pid and its main thread's tid are the monitor's pid.
  */
+#include <linux/capability.h>
 #include <sched.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -122,6 +125,26 @@ static long sys_uname(struct ua_task *t, struct ua_pt_regs *r)
 	return 0;
 }
 
+/*
+ * The host's figures: the guest's memory is the host's, and the space
+ * only bounds its addresses (uptime, loads and process count are the
+ * host's too, as a process outside a namespace sees them).
+ */
+_Static_assert(sizeof(struct sysinfo) == 112,
+	       "struct sysinfo is the kernel's (include/uapi/linux/sysinfo.h)");
+
+static long sys_sysinfo(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct sysinfo si;
+
+	(void)t;
+	if (sysinfo(&si))
+		return -errno;
+	if (ua_copy_to_user((void *)ARG1(r), &si, sizeof(si)))
+		return -EFAULT;
+	return 0;
+}
+
 static long sys_getrandom(struct ua_task *t, struct ua_pt_regs *r)
 {
 	unsigned char buf[256];
@@ -147,51 +170,125 @@ static long sys_getrandom(struct ua_task *t, struct ua_pt_regs *r)
 	return (long)done;
 }
 
-/* The kernel's struct rlimit64. */
-struct lx_rlimit {
-	uint64_t cur, max;
-};
-
-static long sys_prlimit64(struct ua_task *t, struct ua_pt_regs *r)
+/*
+ * Resource limits.  The process's own table (lx_proc.rlim), filled from
+ * the host's at start, changed as do_prlimit() (kernel/sys.c) changes
+ * the kernel's, and enforced where the monitor does the work: RLIMIT_NOFILE
+ * by the descriptor table, RLIMIT_AS by mmap, mremap and brk, RLIMIT_DATA
+ * by brk (sys_mm.c).  The host applies CPU, FSIZE and CORE to the
+ * monitor's process itself, which is the guest's: those are set on the
+ * host too, and the host's answer is the call's.  The host's NOFILE is
+ * left alone: the monitor's descriptors are not numbered as the guest's.
+ */
+void ua__lx_rlimits_init(struct lx_proc *p)
 {
-	pid_t pid = (pid_t)ARG1(r);
-	unsigned int res = (unsigned int)ARG2(r);
-	const void *unew = (const void *)ARG3(r);
-	void *uold = (void *)ARG4(r);
-	struct lx_rlimit nl, ol;
 	struct rlimit rl;
 
-	if (pid && pid != ua__monitor_pid() && pid != t->tid)
-		return -ESRCH;
-	if (res >= RLIM_NLIMITS)
+	for (int i = 0; i < LX_RLIM_NLIMITS; i++) {
+		if (getrlimit(i, &rl)) {
+			p->rlim[i].cur = p->rlim[i].max = LX_RLIM_INFINITY;
+			continue;
+		}
+		p->rlim[i].cur = rl.rlim_cur;
+		p->rlim[i].max = rl.rlim_max;
+	}
+}
+
+static bool host_applies(unsigned int res)
+{
+	return res == RLIMIT_CPU || res == RLIMIT_FSIZE || res == RLIMIT_CORE;
+}
+
+/* capable(CAP_SYS_RESOURCE): the monitor's effective set is the guest's. */
+static bool capable_sys_resource(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return false;
+	return d[CAP_SYS_RESOURCE / 32].effective &
+	       (1u << (CAP_SYS_RESOURCE % 32));
+}
+
+/* fs.nr_open: the ceiling of RLIMIT_NOFILE's hard limit (fs/file.c). */
+static uint64_t nr_open(void)
+{
+	unsigned long v = 1024 * 1024;
+	FILE *f = fopen("/proc/sys/fs/nr_open", "re");
+
+	if (f) {
+		if (fscanf(f, "%lu", &v) != 1)
+			v = 1024 * 1024;
+		fclose(f);
+	}
+	return v;
+}
+
+static long set_rlimit(struct lx_proc *p, unsigned int res,
+		       const struct lx_rlimit *nl)
+{
+	struct lx_rlimit *cur = &p->rlim[res];
+	struct rlimit rl = { nl->cur, nl->max };
+
+	if (nl->cur > nl->max)
 		return -EINVAL;
+	if (res == RLIMIT_NOFILE && nl->max > nr_open())
+		return -EPERM;
+	if (host_applies(res)) {
+		if (setrlimit((int)res, &rl))
+			return -errno;
+	} else if (nl->max > cur->max && !capable_sys_resource()) {
+		return -EPERM;
+	}
+	*cur = *nl;
+	return 0;
+}
+
+/*
+ * The order of the kernel's checks: the new value is read first, then
+ * the pid, then the resource (sys_prlimit64(), do_prlimit()).  Other
+ * processes are not visible from the guest's one (as for kill()).
+ */
+static long do_prlimit(struct ua_task *t, pid_t pid, unsigned int res,
+		       const void *unew, void *uold)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct lx_rlimit nl, ol;
+	long err;
+
 	if (unew && ua_copy_from_user(&nl, unew, sizeof(nl)))
 		return -EFAULT;
-	if (getrlimit((int)res, &rl))
-		return -errno;
-	ol.cur = rl.rlim_cur;
-	ol.max = rl.rlim_max;
+	if (pid && pid != ua__monitor_pid() && pid != t->tid)
+		return -ESRCH;
+	if (res >= LX_RLIM_NLIMITS)
+		return -EINVAL;
+	ol = p->rlim[res];
 	if (unew) {
-		if (nl.cur > nl.max)
-			return -EINVAL;
-		/* The monitor's own limits stay: only a no-op is taken. */
-		if (nl.cur != ol.cur || nl.max != ol.max)
-			return -EPERM;
+		err = set_rlimit(p, res, &nl);
+		if (err)
+			return err;
 	}
 	if (uold && ua_copy_to_user(uold, &ol, sizeof(ol)))
 		return -EFAULT;
 	return 0;
 }
 
+static long sys_prlimit64(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_prlimit(t, (pid_t)ARG1(r), (unsigned int)ARG2(r),
+			  (const void *)ARG3(r), (void *)ARG4(r));
+}
+
 static long sys_getrlimit(struct ua_task *t, struct ua_pt_regs *r)
 {
-	struct ua_pt_regs tmp = *r;
+	return do_prlimit(t, 0, (unsigned int)ARG1(r), NULL, (void *)ARG2(r));
+}
 
-	tmp.rdi = 0;
-	tmp.rsi = ARG1(r);
-	tmp.rdx = 0;
-	tmp.r10 = ARG2(r);
-	return sys_prlimit64(t, &tmp);
+static long sys_setrlimit(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_prlimit(t, 0, (unsigned int)ARG1(r), (const void *)ARG2(r),
+			  NULL);
 }
 
 /*
@@ -220,18 +317,41 @@ static long sys_arch_prctl(struct ua_task *t, struct ua_pt_regs *r)
 	return -EINVAL;
 }
 
-/* The task's name (PR_SET_NAME / PR_GET_NAME); nothing else. */
+/*
+ * PR_SET_TSC: the host is asked once here whether it can (set_tsc_mode()
+ * in arch/x86/kernel/process.c); the flag then follows the guest's code
+ * in and out of the monitor (ua__tsc_entry(), ua__tsc_exit()).
+ */
+static long set_tsc(struct ua_task *t, unsigned long mode)
+{
+	if (mode != PR_TSC_ENABLE && mode != PR_TSC_SIGSEGV)
+		return -EINVAL;
+	if (mode == PR_TSC_SIGSEGV && !t->tsc_off) {
+		if (prctl(PR_SET_TSC, PR_TSC_SIGSEGV))
+			return -errno;
+		prctl(PR_SET_TSC, PR_TSC_ENABLE);
+	}
+	t->tsc_off = mode == PR_TSC_SIGSEGV;
+	return 0;
+}
+
+/* The task's name (PR_SET_NAME / PR_GET_NAME) and the TSC's mode. */
 static long sys_prctl(struct ua_task *t, struct ua_pt_regs *r)
 {
 	static const char name[16] = "guest";
+	int tsc;
 
-	(void)t;
 	switch (ARG1(r)) {
 	case PR_SET_NAME:
 		return 0;
 	case PR_GET_NAME:
 		return ua_copy_to_user((void *)ARG2(r), name, sizeof(name)) ?
 			       -EFAULT : 0;
+	case PR_GET_TSC:
+		tsc = t->tsc_off ? PR_TSC_SIGSEGV : PR_TSC_ENABLE;
+		return ua_put_user(tsc, (int *)ARG2(r));
+	case PR_SET_TSC:
+		return set_tsc(t, ARG2(r));
 	}
 	return -EINVAL;
 }
@@ -257,7 +377,9 @@ static const struct lx_call calls[] = {
 	{ SYS_rseq, "rseq", sys_enosys, "pudx" },
 	{ SYS_prlimit64, "prlimit64", sys_prlimit64, "ddpp" },
 	{ SYS_getrlimit, "getrlimit", sys_getrlimit, "dp" },
+	{ SYS_setrlimit, "setrlimit", sys_setrlimit, "dp" },
 	{ SYS_uname, "uname", sys_uname, "p" },
+	{ SYS_sysinfo, "sysinfo", sys_sysinfo, "p" },
 	{ SYS_arch_prctl, "arch_prctl", sys_arch_prctl, "xx" },
 	{ SYS_sched_yield, "sched_yield", sys_sched_yield, "-" },
 	{ SYS_getrandom, "getrandom", sys_getrandom, "pux" },

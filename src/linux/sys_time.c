@@ -11,6 +11,7 @@
  */
 #include <string.h>
 #include <sys/time.h>
+#include <sys/timex.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -99,16 +100,92 @@ static long sys_clock_gettime(struct ua_task *t, struct ua_pt_regs *r)
 	return 0;
 }
 
+/*
+ * A clock id as the host must see it.  Dynamic ids (include/linux/
+ * posix-timers.h) name a process or thread, which is the monitor's, or a
+ * descriptor (CLOCKFD), which is the guest's: the host's own descriptor
+ * goes in its place.  A descriptor that is not the host's is no clock
+ * (get_clock_desc(): EINVAL).
+ */
+static long host_clock(struct ua_task *t, uint64_t arg, clockid_t *out)
+{
+	int id = (int)arg;
+	struct lx_file *f;
+
+	if (id < 0 && (id & 7) == 3) {
+		f = ua__lx_file(t, (int)~(id >> 3));
+		if (!f || f->kind != LX_FD_HOST)
+			return -EINVAL;
+		id = (int)((~(unsigned int)f->host << 3) | 3);
+	}
+	*out = id;
+	return 0;
+}
+
+/*
+ * The host's answer for every id, valid or not, by the syscall itself:
+ * a libc's clock_getres() may answer from the vDSO, which does not check
+ * an id the way the kernel's clockid_to_kclock() does.
+ */
 static long sys_clock_getres(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct timespec ts;
+	clockid_t clk;
+	long err = host_clock(t, ARG1(r), &clk);
 
-	(void)t;
-	if (clock_getres((clockid_t)ARG1(r), &ts))
+	if (err)
+		return err;
+	if (syscall(SYS_clock_getres, clk, &ts))
 		return -errno;
 	if (ARG2(r) && ua_copy_to_user((void *)ARG2(r), &ts, sizeof(ts)))
 		return -EFAULT;
 	return 0;
+}
+
+/*
+ * clock_adjtime() and adjtimex() on the host, the timex read before the
+ * clock is looked at and written back after, as kernel/time/
+ * posix-timers.c does (a read with modes 0 is any process's; changes are
+ * the host's to allow or refuse with EPERM).
+ */
+/* The guest's struct __kernel_timex (include/uapi/linux/timex.h). */
+_Static_assert(sizeof(struct timex) == 208, "struct timex is the kernel's");
+
+static long do_adjtime(clockid_t clk, struct timex *tx, void *utx)
+{
+	long ret = syscall(SYS_clock_adjtime, clk, tx);
+
+	if (ret < 0)
+		return -errno;
+	if (ua_copy_to_user(utx, tx, sizeof(*tx)))
+		return -EFAULT;
+	return ret;
+}
+
+static long sys_clock_adjtime(struct ua_task *t, struct ua_pt_regs *r)
+{
+	void *utx = (void *)ARG2(r);
+	struct timex tx;
+	clockid_t clk;
+	long err;
+
+	if (ua_copy_from_user(&tx, utx, sizeof(tx)))
+		return -EFAULT;
+	err = host_clock(t, ARG1(r), &clk);
+	if (err)
+		return err;
+	return do_adjtime(clk, &tx, utx);
+}
+
+static long sys_adjtimex(struct ua_task *t, struct ua_pt_regs *r)
+{
+	void *utx = (void *)ARG1(r);
+	struct timex tx;
+
+	(void)t;
+	if (ua_copy_from_user(&tx, utx, sizeof(tx)))
+		return -EFAULT;
+	return do_adjtime(CLOCK_REALTIME, &tx, utx);
 }
 
 static long sys_gettimeofday(struct ua_task *t, struct ua_pt_regs *r)
@@ -364,11 +441,12 @@ static long sys_alarm(struct ua_task *t, struct ua_pt_regs *r)
 static const struct lx_call calls[] = {
 	{ SYS_clock_gettime, "clock_gettime", sys_clock_gettime, "dp" },
 	{ SYS_clock_getres, "clock_getres", sys_clock_getres, "dp" },
+	{ SYS_clock_adjtime, "clock_adjtime", sys_clock_adjtime, "dp" },
+	{ SYS_adjtimex, "adjtimex", sys_adjtimex, "p" },
 	{ SYS_gettimeofday, "gettimeofday", sys_gettimeofday, "pp" },
 	{ SYS_time, "time", sys_time, "p" },
 	{ SYS_nanosleep, "nanosleep", sys_nanosleep, "pp" },
-	{ SYS_clock_nanosleep, "clock_nanosleep", sys_clock_nanosleep,
-	  "dxpp" },
+	{ SYS_clock_nanosleep, "clock_nanosleep", sys_clock_nanosleep, "dxpp" },
 	{ SYS_alarm, "alarm", sys_alarm, "u" },
 	{ SYS_setitimer, "setitimer", sys_setitimer, "dpp" },
 	{ SYS_getitimer, "getitimer", sys_getitimer, "dp" },

@@ -2,7 +2,8 @@
 /*
  * The Linux syscall table: trapped syscalls of a loaded program land here
  * by number, are counted, traced strace-style when asked, and go to the
- * family files.  Unknown numbers are -ENOSYS, named once on stderr.
+ * family files.  Unknown numbers are -ENOSYS; those the kernel has are
+ * named once on stderr.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -197,22 +198,51 @@ static void trace_ret(struct tbuf *b, long ret)
 		tb_printf(b, ") = %ld\n", ret);
 }
 
-static void name_unknown(struct lx_proc *p, uint64_t nr)
+/*
+ * Numbers of the kernel's x86-64 table (arch/x86/entry/syscalls/
+ * syscall_64.tbl, Linux 6.19: 0-336 and 424-470) less the entries that
+ * have no entry point there either (uselib, _sysctl, create_module,
+ * get_kernel_syms, query_module, nfsservctl, getpmsg, putpmsg,
+ * afs_syscall, tuxcall, security, set_thread_area, get_thread_area,
+ * lookup_dcookie, epoll_ctl_old, epoll_wait_old, vserver), which are
+ * ENOSYS natively too.
+ */
+static bool kernel_has(int nr)
+{
+	static const short none[] = { 134, 156, 174, 177, 178, 180,
+				      181, 182, 183, 184, 185, 205,
+				      211, 212, 214, 215, 236 };
+
+	if (nr >= 424 && nr <= 470)
+		return true;
+	if (nr < 0 || nr > 336)
+		return false;
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (none[i] == nr)
+			return false;
+	return true;
+}
+
+/*
+ * Only a call the kernel has and this table lacks is named, once: -1
+ * (what a tracer sets to skip a call), x32 numbers, holes and numbers
+ * past the table are ENOSYS natively as well, and quietly.
+ */
+static void name_unknown(struct lx_proc *p, int nr)
 {
 	char buf[96];
 
-	if (nr < LX_NR_MAX) {
-		if (p->unknown_named[nr / 8] & (1u << (nr % 8)))
-			return;
-		p->unknown_named[nr / 8] |= (uint8_t)(1u << (nr % 8));
-	}
+	if (!kernel_has(nr) || nr >= LX_NR_MAX)
+		return;
+	if (p->unknown_named[nr / 8] & (1u << (nr % 8)))
+		return;
+	p->unknown_named[nr / 8] |= (uint8_t)(1u << (nr % 8));
 	snprintf(buf, sizeof(buf),
-		 "uaccess: Linux syscall %lu is not implemented: ENOSYS\n",
-		 (unsigned long)nr);
+		 "uaccess: Linux syscall %d is not implemented: ENOSYS\n", nr);
 	ua__write_str(2, buf);
 }
 
-static bool noreturn_call(uint64_t nr)
+static bool noreturn_call(int nr)
 {
 	return nr == SYS_exit || nr == SYS_exit_group ||
 	       nr == SYS_rt_sigreturn;
@@ -221,8 +251,13 @@ static bool noreturn_call(uint64_t nr)
 long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct lx_proc *p = lx_proc(t);
-	uint64_t nr = r->orig_rax;
-	const struct lx_call *c = nr < LX_NR_MAX ? table[nr] : NULL;
+	/*
+	 * The kernel dispatches on the low 32 bits, sign-extended (the
+	 * movslq in arch/x86/entry/entry_64.S, do_syscall_64(regs, int nr)):
+	 * higher bits are ignored, and -1 is quietly ENOSYS.
+	 */
+	int nr = (int)r->orig_rax;
+	const struct lx_call *c = nr >= 0 && nr < LX_NR_MAX ? table[nr] : NULL;
 	struct tbuf b;
 	long ret;
 
@@ -234,7 +269,7 @@ long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 		t->lx = p;
 		t->lx_free = ua__lx_free;
 	}
-	if (nr < LX_NR_MAX)
+	if (nr >= 0 && nr < LX_NR_MAX)
 		p->counts[nr]++;
 	else
 		p->other_count++;
@@ -242,8 +277,7 @@ long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 		name_unknown(p, nr);
 		if (p->trace_fd >= 0) {
 			b.n = 0;
-			tb_printf(&b, "syscall_%lu(...) = -1 ENOSYS\n",
-				  (unsigned long)nr);
+			tb_printf(&b, "syscall_%d(...) = -1 ENOSYS\n", nr);
 			write(p->trace_fd, b.s, b.n);
 		}
 		return -ENOSYS;

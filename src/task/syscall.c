@@ -40,6 +40,7 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	long ret;
 
 	ua__guest_task = NULL;
+	ua__tsc_entry(t);
 	t->trap_entry = false;
 	/* A task that traps syscalls: the monitor's own must go through. */
 	t->tb.sel = UA_SUD_ALLOW;
@@ -79,6 +80,7 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 		ua__return_to_guest(t);
 	ua__protect_syscall_unlock(t->sp);
 	ua__pkru_exit(t);
+	ua__tsc_exit(t);
 	ua__guest_task = t;
 	if (t->trap)
 		t->tb.sel = UA_SUD_BLOCK;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -414,6 +415,7 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 	else
 		ua_protect_unlock(t->sp);
 	ua__pkru_exit(t);
+	ua__tsc_exit(t);
 	ua__guest_task = t;
 	/* The guest's FS base and a blocking selector, after all C code. */
 	if (t->trap || t->own_fs)
@@ -421,6 +423,17 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 	if (!ua__exit_store_ok(t))
 		ua__ret_to_guest_iret(&t->regs);
 	ua__ret_to_guest(&t->regs);
+}
+
+/*
+ * arch/x86/kernel/process.c set_tsc_mode(): the host sets CR4.TSD for
+ * this thread while the flag is on, and RDTSC in guest code then raises
+ * #GP, a SIGSEGV with SI_KERNEL and no address (exc_general_protection()
+ * in traps.c), which reaches the guest as its own fault.
+ */
+void ua__tsc_host(bool off)
+{
+	prctl(PR_SET_TSC, off ? PR_TSC_SIGSEGV : PR_TSC_ENABLE);
 }
 
 /* Monitor stack depth assumed when the thread's stack is not known. */
@@ -618,6 +631,7 @@ static void fix_segv_code(const struct ua_task *t, siginfo_t *info)
 _Noreturn void ua__guest_irq(struct ua_task *t)
 {
 	ua__guest_task = NULL;
+	ua__tsc_entry(t);
 	ua__pkru_entry(t);
 	ua_protect_lock(t->sp);
 	ua__return_to_guest(t);
@@ -629,6 +643,7 @@ _Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *fault)
 	siginfo_t info = *fault;
 
 	ua__guest_task = NULL;
+	ua__tsc_entry(t);
 	ua_protect_lock(t->sp);
 	ua__rewrite_fault(t, info.si_signo);
 	fix_segv_code(t, &info);

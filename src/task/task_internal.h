@@ -132,6 +132,8 @@ struct ua_task {
 	 * pkey backend's lock does that itself).
 	 */
 	uint32_t pkru, pkru_monitor;
+	/* PR_SET_TSC(PR_TSC_SIGSEGV): RDTSC faults in guest code. */
+	bool tsc_off;
 };
 
 /*
@@ -320,6 +322,27 @@ static inline void ua__pkru_exit(struct ua_task *t)
 {
 	if (ua__pkru_in_xstate && ua__rdpkru() != t->pkru)
 		ua__wrpkru(t->pkru);
+}
+
+/*
+ * A guest that made RDTSC fault (PR_SET_TSC, PR_TSC_SIGSEGV) has the
+ * host's flag for it, TIF_NOTSC, set only while its own code runs: the
+ * monitor reads the TSC itself (the vDSO's clock_gettime()).  One flag
+ * test at each entry and exit for every other task; a host prctl() at
+ * each for those that asked (task.c).
+ */
+UA_HIDDEN void ua__tsc_host(bool off);
+
+static inline void ua__tsc_entry(struct ua_task *t)
+{
+	if (ua_unlikely(t->tsc_off))
+		ua__tsc_host(false);
+}
+
+static inline void ua__tsc_exit(struct ua_task *t)
+{
+	if (ua_unlikely(t->tsc_off))
+		ua__tsc_host(true);
 }
 
 /* sw_reserved.magic1 of an XSAVE-format signal frame (uapi/asm/sigcontext.h) */

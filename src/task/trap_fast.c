@@ -13,7 +13,9 @@
  * comes from the trap block, found through GS), no libc call, no stack
  * protector, no sanitizer (UA_FAST; tools/check-fast-path checks the
  * machine code).  It takes only the commonest, simplest case: backend
- * none, no hook or trace, no window open, nothing pending, a syscall the
+ * none, no hook or trace, no window open, nothing pending, RDTSC not
+ * made to fault (monitor code runs with the TSC readable, and only the
+ * full path switches it), a syscall the
  * Linux layer can answer from its own state (src/linux/fast.c).  It does
  * the same bookkeeping as the full path, so the counts of --stats are
  * the same either way.  Anything else returns 0 before any change, and
@@ -53,7 +55,8 @@ UA_FAST int ua__fast_rewrite(struct ua_task *t)
 	long ret;
 
 	if (!self || self->cur != sp || !ua__none_lock_ok(self, sp) ||
-	    t->hook || t->fpu_restore || t->full_ctx || !ua__exit_store_ok(t))
+	    t->hook || t->fpu_restore || t->full_ctx || t->tsc_off ||
+	    !ua__exit_store_ok(t))
 		return 0;
 	if (ua__pkru_in_xstate) {
 		pkru = ua__rdpkru();

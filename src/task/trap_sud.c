@@ -225,6 +225,7 @@ static _Noreturn void trap_syscall(struct ua_task *t, bool rewritten)
 	struct ua_pt_regs *r = &t->regs;
 
 	ua__guest_task = NULL;
+	ua__tsc_entry(t);
 	ua__pkru_entry(t);
 	ua__protect_syscall_lock(t->sp);
 	if (!rewritten && t->tb.mode == UA_TRAP_REWRITE &&

@@ -67,7 +67,9 @@ def run(cmd, stdin, cwd, env):
     return r.stdout, r.returncode, r.stderr
 
 
-def compare(uarun, bks, name, argv, stdin=b'', cwd=None):
+def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False):
+    """quiet: the program makes only calls the table has or numbers that
+    are no syscall at all, so uarun must name none as not implemented."""
     env = dict(os.environ)
     want_out, want_rc, _ = run(argv, stdin, cwd, env)
     # A part the program skips on this machine (prog_cpu without
@@ -81,10 +83,12 @@ def compare(uarun, bks, name, argv, stdin=b'', cwd=None):
         cmd = [uarun, '--protect=' + b, '--frames=' + f, '--trap=' + t] + \
             argv
         out, rc, err = run(cmd, stdin, cwd, env)
-        if out != want_out or rc != want_rc:
+        named = quiet and b'not implemented' in err
+        if out != want_out or rc != want_rc or named:
             failures += 1
-            print('FAIL %s [%s, %s, %s]: native %s, uarun %s' %
-                  (name, b, f, t, end(want_rc), end(rc)))
+            print('FAIL %s [%s, %s, %s]: native %s, uarun %s%s' %
+                  (name, b, f, t, end(want_rc), end(rc),
+                   ', a call named as not implemented' if named else ''))
             if out != want_out:
                 print('  native stdout: %r' % want_out[:300])
                 print('  uarun  stdout: %r' % out[:300])
@@ -99,7 +103,7 @@ def mode_programs(uarun, progs):
     fails = 0
     for p in progs:
         name = os.path.basename(p)
-        fails += compare(uarun, bks, name, [p])
+        fails += compare(uarun, bks, name, [p], quiet='edges' in name)
         if 'signals' in name:
             fails += compare(uarun, bks, name + ' abort', [p, 'abort'])
             fails += compare(uarun, bks, name + ' segv', [p, 'segv'])
