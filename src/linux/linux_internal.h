@@ -19,6 +19,9 @@
 
 #include "../signal/signal_internal.h"
 
+/* TASK_SIZE_MAX (arch/x86/include/asm/page_64_types.h), 4-level paging. */
+#define LX_TASK_SIZE_MAX (((uintptr_t)1 << 47) - 4096)
+
 #define LX_NR_MAX 512
 #define LX_NFDS 1024
 

@@ -170,6 +170,7 @@ static long rw_buf(struct ua_task *t, struct ua_pt_regs *r, bool write,
 	struct lx_file *f = ua__lx_file(t, (int)ARG1(r));
 	struct ua_iov_iter it;
 	off_t pos = (off_t)ARG4(r);
+	uint64_t buf = ARG2(r);
 	long ret;
 
 	if (!f)
@@ -181,8 +182,15 @@ static long rw_buf(struct ua_task *t, struct ua_pt_regs *r, bool write,
 		return -EINVAL;
 	if ((ssize_t)ARG3(r) < 0)
 		return -EINVAL;
+	/*
+	 * access_ok() of 0 bytes asks only for a user address (x86's
+	 * __access_ok()): read(fd, NULL, 0) is 0.  Nothing is accessed, so
+	 * any address of the space stands in for one outside it.
+	 */
+	if (!ARG3(r) && buf < LX_TASK_SIZE_MAX)
+		buf = t->sp->base;
 	ret = ua_iov_iter_ubuf(&it, write ? UA_ITER_SOURCE : UA_ITER_DEST,
-			       (void *)ARG2(r), ARG3(r));
+			       (void *)buf, ARG3(r));
 	if (ret)
 		return ret;
 	return write ? do_write(t, f, &it, positional ? &pos : NULL)

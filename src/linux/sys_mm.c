@@ -189,8 +189,6 @@ static long sys_mprotect(struct ua_task *t, struct ua_pt_regs *r)
 	return ret == -ERANGE ? -ENOMEM : ret;
 }
 
-/* TASK_SIZE_MAX (arch/x86/include/asm/page_64_types.h), 4-level paging. */
-#define LX_TASK_SIZE (((uintptr_t)1 << 47) - 4096)
 
 /* One mremap() as mm/mremap.c's struct vma_remap_struct describes it. */
 struct remap {
@@ -333,8 +331,8 @@ static long remap_to(struct ua_task *t, struct remap *rm)
 {
 	long err;
 
-	if (rm->new_len > LX_TASK_SIZE ||
-	    rm->new_addr > LX_TASK_SIZE - rm->new_len)
+	if (rm->new_len > LX_TASK_SIZE_MAX ||
+	    rm->new_addr > LX_TASK_SIZE_MAX - rm->new_len)
 		return -EINVAL;
 	if (rm->addr + rm->old_len > rm->new_addr &&
 	    rm->new_addr + rm->new_len > rm->addr)
