@@ -189,7 +189,6 @@ static long sys_mprotect(struct ua_task *t, struct ua_pt_regs *r)
 	return ret == -ERANGE ? -ENOMEM : ret;
 }
 
-
 /* One mremap() as mm/mremap.c's struct vma_remap_struct describes it. */
 struct remap {
 	uintptr_t addr, new_addr;

@@ -42,7 +42,7 @@ static uint64_t slot_used[NR_SLOTS / 64];
 static pthread_key_t slot_key;
 
 struct astack_tls {
-	int slot;          /* this thread's slot + 1, or 0 */
+	int slot;	    /* this thread's slot + 1, or 0 */
 	bool foreign_saved; /* the thread had an altstack of its own */
 	stack_t foreign;
 };
@@ -87,10 +87,9 @@ static int slot_take(void)
 		while (~v) {
 			int b = __builtin_ctzll(~v);
 
-			if (__atomic_compare_exchange_n(&slot_used[w], &v,
-							v | (1ull << b), false,
-							__ATOMIC_ACQ_REL,
-							__ATOMIC_RELAXED))
+			if (__atomic_compare_exchange_n(
+				    &slot_used[w], &v, v | (1ull << b), false,
+				    __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 				return w * 64 + b;
 		}
 	}
@@ -110,8 +109,8 @@ static void slot_free(void *p)
 	stack_t cur, off = { .ss_flags = SS_DISABLE };
 	uintptr_t a = slot_addr(i);
 
-	if (!sigaltstack(NULL, &cur) && (uintptr_t)cur.ss_sp == a + HEAD_SIZE +
-							     GUARD_SIZE)
+	if (!sigaltstack(NULL, &cur) &&
+	    (uintptr_t)cur.ss_sp == a + HEAD_SIZE + GUARD_SIZE)
 		sigaltstack(&off, NULL);
 	mmap((void *)a, SLOT_SIZE, PROT_NONE,
 	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
@@ -168,8 +167,8 @@ int ua__astack_get(bool required)
 	err = slot_get();
 	if (err)
 		return err;
-	ss.ss_sp = (void *)(slot_addr(astack.slot - 1) + HEAD_SIZE +
-			    GUARD_SIZE);
+	ss.ss_sp =
+		(void *)(slot_addr(astack.slot - 1) + HEAD_SIZE + GUARD_SIZE);
 	ss.ss_size = SLOT_SIZE - HEAD_SIZE - GUARD_SIZE;
 	ss.ss_flags = 0;
 	if (cur.ss_sp == ss.ss_sp && !(cur.ss_flags & SS_DISABLE))

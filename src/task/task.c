@@ -396,7 +396,6 @@ _Noreturn void ua__task_exit(struct ua_task *t, int wstatus)
 	ua__task_leave(t, wstatus);
 }
 
-
 _Noreturn void ua__return_to_guest(struct ua_task *t)
 {
 	/* An interrupt from here on sets it again: the exit code re-checks. */

@@ -34,7 +34,7 @@ enum ua_task_state { UA_TASK_NEW, UA_TASK_RUNNING, UA_TASK_DEAD };
  */
 struct ua_trap_block {
 	uint64_t mon_fs;        /* the monitor thread's FS base */
-	uint64_t guest_fs;      /* the guest's, as of its last entry */
+	uint64_t guest_fs;	/* the guest's, as of its last entry */
 	struct ua_task *task;
 	uint8_t sel;            /* Syscall User Dispatch selector */
 	uint8_t resume_monitor; /* a handler redirected into the monitor */
@@ -120,7 +120,7 @@ struct ua_task {
 	/* The guest owns its FS base (a loaded program): switched at entry. */
 	bool own_fs;
 	uint64_t saved_gs;       /* the thread's GS base before ua_task_run */
-	bool ppid_armed;         /* ua__ppid_arm() succeeded for this run */
+	bool ppid_armed;	 /* ua__ppid_arm() succeeded for this run */
 	unsigned long nr_signals; /* handlers started, for statistics */
 	void *lx;                /* the linux layer's per-task state */
 	void (*lx_free)(struct ua_task *t);

@@ -60,9 +60,8 @@
  */
 #define TRAMP_JMP (TRAMP_SIZE - 5)
 static const uint32_t tail_rels[] = {
-	0x6f6f6f6f, 0x6e6e6e6e, 0x6d6d6d6d, 0x6c6c6c6c, 0x3f3f3f3f,
-	0x37373737, 0x2f2f2f2f, 0x27272727, 0x1f1f1f1f, 0x17171717,
-	0x0e0e0e0e, 0x07070707,
+	0x6f6f6f6f, 0x6e6e6e6e, 0x6d6d6d6d, 0x6c6c6c6c, 0x3f3f3f3f, 0x37373737,
+	0x2f2f2f2f, 0x27272727, 0x1f1f1f1f, 0x17171717, 0x0e0e0e0e, 0x07070707,
 };
 static uint32_t tramp_rel;
 static uintptr_t tail_addr, tail_page;
@@ -80,14 +79,9 @@ static uintptr_t tail_addr, tail_page;
  * R11); the rest of its page is int3.
  */
 static const unsigned char tail_code[] = {
-	0x65, 0x4c, 0x8b, 0x1c, 0x25, 0x40, 0x00, 0x00, 0x00,
-	0x49, 0x8b, 0x4b, 0x40,
-	0x49, 0xf7, 0xd3,
-	0x4a, 0x8d, 0x4c, 0x19, 0x01,
-	0x49, 0xf7, 0xd3,
-	0xe3, 0x02,
-	0x0f, 0x05,
-	0x41, 0xff, 0x63, 0x20,
+	0x65, 0x4c, 0x8b, 0x1c, 0x25, 0x40, 0x00, 0x00, 0x00, 0x49, 0x8b,
+	0x4b, 0x40, 0x49, 0xf7, 0xd3, 0x4a, 0x8d, 0x4c, 0x19, 0x01, 0x49,
+	0xf7, 0xd3, 0xe3, 0x02, 0x0f, 0x05, 0x41, 0xff, 0x63, 0x20,
 };
 #define TRAMP_SKIP 0x68
 #define INSN_SYSCALL 0x050f  /* 0f 05, little-endian */
@@ -194,8 +188,8 @@ static void tramp_fill(void)
 		     "jns 1b"
 		     : "+D"(dst), "+c"(n)
 		     : "a"(0x90), [rel] "r"(tramp_rel),
-		       [first] "i"(TRAMP_JMP - TRAMP_SKIP),
-		       [skip] "i"(0x66eb), [step] "i"(TRAMP_SKIP)
+		       [first] "i"(TRAMP_JMP - TRAMP_SKIP), [skip] "i"(0x66eb),
+		       [step] "i"(TRAMP_SKIP)
 		     : "memory", "cc");
 	memset((void *)tail_page, 0xcc, TRAMP_SIZE);
 	memcpy((void *)tail_addr, tail_code, sizeof(tail_code));
@@ -204,9 +198,9 @@ static void tramp_fill(void)
 /* One page at addr, exactly there; false (and the reason said) if not. */
 static bool map_at(uintptr_t addr, bool quiet)
 {
-	void *p = mmap((void *)addr, TRAMP_SIZE, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1,
-		       0);
+	void *p =
+		mmap((void *)addr, TRAMP_SIZE, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 
 	if (p == MAP_FAILED) {
 		tramp_err = -errno;

@@ -50,8 +50,8 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 
 	(void)sig;
 	if (n < MAX_TRAPS) {
-		traps[n].off = (long)((uintptr_t)si->si_addr -
-				      (uintptr_t)step_begin);
+		traps[n].off =
+			(long)((uintptr_t)si->si_addr - (uintptr_t)step_begin);
 		traps[n].code = si->si_code;
 		traps[n].trapno = (int)g[REG_TRAPNO];
 		traps[n].err = (int)g[REG_ERR];
@@ -85,7 +85,9 @@ static __attribute__((noinline, noclone)) void step_block(void)
 		     "andq $~0x100, (%%rsp)\n\t"
 		     "popfq\n\t"
 		     "nop"
-		     : : : "rax", "rcx", "r11", "memory", "cc");
+		     :
+		     :
+		     : "rax", "rcx", "r11", "memory", "cc");
 }
 
 static void print_traps(const char *what)
@@ -121,7 +123,9 @@ static __attribute__((noinline, noclone)) void test_frame_tf(void)
 		     ".globl step_end_frame\n"
 		     "step_end_frame:\n\t"
 		     "nop"
-		     : : : "rax", "rcx", "r11", "memory", "cc");
+		     :
+		     :
+		     : "rax", "rcx", "r11", "memory", "cc");
 	/* Offsets from step_begin mean nothing here: only the count. */
 	printf("frame tf: %d traps, first code %d\n", ntraps, traps[0].code);
 	for (int i = 1; i < ntraps && i < MAX_TRAPS; i++)
@@ -148,7 +152,8 @@ static unsigned long flag_across_syscall(unsigned long flag)
 		     "andq %[f], (%%rsp)\n\t"
 		     "popfq"
 		     : [a] "=&r"(after), [f] "+r"(flag)
-		     : : "rax", "rcx", "r11", "memory", "cc");
+		     :
+		     : "rax", "rcx", "r11", "memory", "cc");
 	return after;
 }
 
@@ -270,8 +275,14 @@ static void test_bases(void)
  */
 static void test_numbers(void)
 {
-	static const long nrs[] = { -1, 0x40000000L | 39, 0x40000000L | 600,
-				    4080, 4094, 5000, 100000, 1L << 40,
+	static const long nrs[] = { -1,
+				    0x40000000L | 39,
+				    0x40000000L | 600,
+				    4080,
+				    4094,
+				    5000,
+				    100000,
+				    1L << 40,
 				    (long)0x8000000000000000ul };
 
 	for (int i = 0; i < 3; i++)
@@ -296,10 +307,10 @@ int main(int argc, char **argv)
 	sa.sa_sigaction = on_trap;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTRAP, &sa, NULL);
-#define PART(name, fn)                                   \
-	do {                                             \
-		if (!only || !strcmp(only, name))        \
-			fn();                            \
+#define PART(name, fn)                            \
+	do {                                      \
+		if (!only || !strcmp(only, name)) \
+			fn();                     \
 	} while (0)
 	PART("step", test_popf_step);
 	PART("frame", test_frame_tf);
