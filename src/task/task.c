@@ -298,13 +298,16 @@ int ua_task_run(struct ua_task *t)
 		return err;
 	note_monitor_stack();
 	err = ua__irq_setup();
-	if (err)
-		return err;
 	/* Two threads may try the same task: one wins. */
-	if (!__atomic_compare_exchange_n(&t->state, &expect, UA_TASK_RUNNING,
+	if (!err &&
+	    !__atomic_compare_exchange_n(&t->state, &expect, UA_TASK_RUNNING,
 					 false, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
-		return -EBUSY;
+		err = -EBUSY;
+	if (err) {
+		ua__astack_put();
+		return err;
+	}
 	/*
 	 * A guest fault on a blocked fault signal would kill the process
 	 * (the kernel forces the default action): the library's
@@ -322,6 +325,7 @@ int ua_task_run(struct ua_task *t)
 		if (masked)
 			ua__fault_sigs_restore(&mask);
 		__atomic_store_n(&t->state, UA_TASK_NEW, __ATOMIC_RELEASE);
+		ua__astack_put();
 		return err;
 	}
 	__atomic_store_n(&t->host_tid, gettid(), __ATOMIC_RELEASE);
