@@ -152,6 +152,12 @@ UA_HIDDEN void ua__lx_rlimits_init(struct lx_proc *p);
 
 /* sys_time.c */
 UA_HIDDEN void ua__lx_timer_stop(struct lx_proc *p);
+/*
+ * Sleep until a signal is deliverable (or one in also is pending), or
+ * until deadline (CLOCK_MONOTONIC; NULL: none).  0 woken, -ETIMEDOUT.
+ */
+UA_HIDDEN int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
+			  uint64_t also);
 
 /* sys_mm.c */
 UA_HIDDEN long ua__lx_map_file(struct ua_task *t, uintptr_t addr,
@@ -165,6 +171,7 @@ UA_HIDDEN void ua__lx_file_init(void);
 UA_HIDDEN void ua__lx_fs_init(void);
 UA_HIDDEN void ua__lx_signal_init(void);
 UA_HIDDEN void ua__lx_time_init(void);
+UA_HIDDEN void ua__lx_futex_init(void);
 
 #define LX_REGISTER(calls) ua__lx_register((calls), sizeof(calls) / sizeof((calls)[0]))
 

@@ -56,9 +56,6 @@ static long sys_rt_tgsigqueueinfo(struct ua_task *t, struct ua_pt_regs *r)
 	return ua__lx_call_ua(t, &tmp, UA_NR_rt_sigqueueinfo);
 }
 
-UA_HIDDEN int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
-			  uint64_t also);
-
 /* do_sigtimedwait(): dequeue from set, or wait for one, or time out. */
 static long sys_rt_sigtimedwait(struct ua_task *t, struct ua_pt_regs *r)
 {

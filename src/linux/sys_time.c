@@ -53,12 +53,7 @@ static bool ts_valid(const struct timespec *t)
 	return t->tv_sec >= 0 && (unsigned long)t->tv_nsec < NSEC;
 }
 
-/*
- * Sleep until a signal is deliverable (or one in also is pending), or
- * until deadline (CLOCK_MONOTONIC; NULL: none).  0 woken, -ETIMEDOUT.
- */
-UA_HIDDEN int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
-			  uint64_t also);
+/* ua__lx_wait(): see linux_internal.h. */
 int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
 		uint64_t also)
 {

@@ -376,4 +376,5 @@ __attribute__((constructor)) static void lx_table_init(void)
 	ua__lx_fs_init();
 	ua__lx_signal_init();
 	ua__lx_time_init();
+	ua__lx_futex_init();
 }
