@@ -7,12 +7,14 @@
 #include <linux/capability.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <sys/times.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -291,6 +293,139 @@ static long sys_setrlimit(struct ua_task *t, struct ua_pt_regs *r)
 			  NULL);
 }
 
+/* The guest's process (or its one thread) by pid: 0 or its own pid. */
+static bool own_pid(struct ua_task *t, pid_t pid)
+{
+	return !pid || pid == ua__monitor_pid() || pid == t->tid;
+}
+
+/*
+ * getrusage(): the host's usage of the monitor, whose only work is the
+ * guest's (kernel/sys.c; a who the kernel does not know is EINVAL).
+ */
+static long sys_getrusage(struct ua_task *t, struct ua_pt_regs *r)
+{
+	int who = (int)ARG1(r);
+	struct rusage ru;
+
+	(void)t;
+	if (who != RUSAGE_SELF && who != RUSAGE_CHILDREN &&
+	    who != RUSAGE_THREAD)
+		return -EINVAL;
+	if (getrusage(who, &ru))
+		return -errno;
+	if (ua_copy_to_user((void *)ARG2(r), &ru, sizeof(ru)))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * times(): the host's, buffer optional; the return is the host's clock
+ * ticks even when they look like an error (kernel/sys.c
+ * force_successful_syscall_return(), a no-op on x86).
+ */
+static long sys_times(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct tms tm;
+	long ticks = syscall(SYS_times, &tm);
+
+	(void)t;
+	if (ARG1(r) && ua_copy_to_user((void *)ARG1(r), &tm, sizeof(tm)))
+		return -EFAULT;
+	return ticks;
+}
+
+/*
+ * sched_getaffinity(): the host's mask of the monitor's thread, which is
+ * the guest's thread; other processes are not the guest's to see.  The
+ * length must hold nr_cpu_ids bits and be a multiple of a long
+ * (kernel/sched/syscalls.c); the host checks the first, the second is
+ * checked here so that a large length can be clamped to what a mask can
+ * be (cpumask_size() of NR_CPUS, at most 8192 CPUs) for the host buffer.
+ */
+static long sys_sched_getaffinity(struct ua_task *t, struct ua_pt_regs *r)
+{
+	unsigned int len = (unsigned int)ARG2(r);
+	unsigned long mask[4096 / sizeof(unsigned long)];
+	long n;
+
+	if (len & (sizeof(unsigned long) - 1))
+		return -EINVAL;
+	n = syscall(SYS_sched_getaffinity, 0,
+		    len < sizeof(mask) ? len : (unsigned int)sizeof(mask), mask);
+	if (n < 0)
+		return -errno;
+	if (!own_pid(t, (pid_t)ARG1(r)))
+		return -ESRCH;
+	if (ua_copy_to_user((void *)ARG3(r), mask, (size_t)n))
+		return -EFAULT;
+	return n;
+}
+
+/*
+ * getpriority()/setpriority() (kernel/sys.c): PRIO_PROCESS of the
+ * guest's own pid is the monitor's thread; another pid is no process of
+ * the guest's.  Process groups and users are the host's, as they are
+ * natively.  The raw getpriority() is 20 - nice, as the host returns it.
+ */
+static long do_priority(struct ua_task *t, struct ua_pt_regs *r, bool set)
+{
+	int which = (int)ARG1(r), who = (int)ARG2(r);
+	long ret;
+
+	if (which < PRIO_PROCESS || which > PRIO_USER)
+		return -EINVAL;
+	if (which == PRIO_PROCESS) {
+		if (!own_pid(t, who))
+			return -ESRCH;
+		who = 0;
+	}
+	ret = set ? syscall(SYS_setpriority, which, who, (int)ARG3(r)) :
+		    syscall(SYS_getpriority, which, who);
+	return ret < 0 ? -errno : ret;
+}
+
+static long sys_getpriority(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_priority(t, r, false);
+}
+
+static long sys_setpriority(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_priority(t, r, true);
+}
+
+/* getgroups() (kernel/groups.c): the host's supplementary groups. */
+static long sys_getgroups(struct ua_task *t, struct ua_pt_regs *r)
+{
+	int size = (int)ARG1(r), n;
+	gid_t *groups;
+	long ret;
+
+	(void)t;
+	if (size < 0)
+		return -EINVAL;
+	n = getgroups(0, NULL);
+	if (n < 0)
+		return -errno;
+	if (!size)
+		return n;
+	if (n > size)
+		return -EINVAL;
+	groups = malloc(((size_t)n ? (size_t)n : 1) * sizeof(*groups));
+	if (!groups)
+		return -ENOMEM;
+	n = getgroups(n, groups);
+	ret = n;
+	if (n < 0)
+		ret = -errno;
+	else if (ua_copy_to_user((void *)ARG2(r), groups,
+				 (size_t)n * sizeof(*groups)))
+		ret = -EFAULT;
+	free(groups);
+	return ret;
+}
+
 /*
  * The guest owns both bases: FS is switched at every entry and exit (the
  * monitor's own TLS lives there), GS stays the guest's throughout
@@ -384,6 +519,13 @@ static const struct lx_call calls[] = {
 	{ SYS_sched_yield, "sched_yield", sys_sched_yield, "-" },
 	{ SYS_getrandom, "getrandom", sys_getrandom, "pux" },
 	{ SYS_umask, "umask", sys_umask, "o" },
+	{ SYS_getrusage, "getrusage", sys_getrusage, "dp" },
+	{ SYS_times, "times", sys_times, "p" },
+	{ SYS_sched_getaffinity, "sched_getaffinity", sys_sched_getaffinity,
+	  "dup" },
+	{ SYS_getpriority, "getpriority", sys_getpriority, "dd" },
+	{ SYS_setpriority, "setpriority", sys_setpriority, "ddd" },
+	{ SYS_getgroups, "getgroups", sys_getgroups, "dp" },
 	{ SYS_prctl, "prctl", sys_prctl, "dxxxx" },
 	{ SYS_fork, "fork", sys_multiprocess, "-" },
 	{ SYS_vfork, "vfork", sys_multiprocess, "-" },
