@@ -144,6 +144,8 @@ UA_HIDDEN void ua__lx_files_init(struct lx_proc *p);
 UA_HIDDEN void ua__lx_files_close(struct lx_proc *p);
 UA_HIDDEN struct lx_file *ua__lx_file(struct ua_task *t, long fd);
 UA_HIDDEN long ua__lx_fstat(struct ua_task *t, struct ua_pt_regs *r);
+UA_HIDDEN int ua__lx_host_fd_get(struct ua_task *t, long fd);
+UA_HIDDEN void ua__lx_host_fd_put(struct ua_task *t, long fd, int host);
 UA_HIDDEN int ua__lx_fd_install(struct lx_proc *p, int min,
 				struct lx_file f);
 

@@ -14,6 +14,8 @@
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <termios.h>
 #include <unistd.h>
@@ -698,6 +700,151 @@ static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
 	return (long)total;
 }
 
+/*
+ * A host descriptor for a call on guest descriptor fd: its own, or for a
+ * monitor device one of the host's device node, which is what the
+ * guest's descriptor is natively.  ua__lx_host_fd_put() releases it.
+ */
+int ua__lx_host_fd_get(struct ua_task *t, long fd)
+{
+	struct lx_file *f = ua__lx_file(t, fd);
+	int h;
+
+	if (!f)
+		return -EBADF;
+	if (f->kind == LX_FD_HOST)
+		return f->host;
+	h = open(f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero",
+		 (f->flags & (O_ACCMODE | O_PATH)) | O_CLOEXEC | O_NOCTTY);
+	return h < 0 ? -errno : h;
+}
+
+void ua__lx_host_fd_put(struct ua_task *t, long fd, int host)
+{
+	struct lx_file *f = ua__lx_file(t, fd);
+
+	if (!f || f->kind != LX_FD_HOST || f->host != host)
+		close(host);
+}
+
+/* A host call on the host side of guest descriptor ARG1: -errno or ret. */
+#define ON_HOST_FD(t, r, call)                                         \
+	({                                                             \
+		int __h = ua__lx_host_fd_get((t), (int)ARG1(r));       \
+		long __ret = __h;                                      \
+		if (__h >= 0) {                                        \
+			__ret = (call);                                \
+			if (__ret < 0)                                 \
+				__ret = -errno;                        \
+			ua__lx_host_fd_put((t), (int)ARG1(r), __h);    \
+		}                                                      \
+		__ret;                                                 \
+	})
+
+static long sys_fsync(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return ON_HOST_FD(t, r, fsync(__h));
+}
+
+static long sys_fdatasync(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return ON_HOST_FD(t, r, fdatasync(__h));
+}
+
+static long sys_syncfs(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return ON_HOST_FD(t, r, syncfs(__h));
+}
+
+/* sync() cannot fail (fs/sync.c ksys_sync()). */
+static long sys_sync(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	sync();
+	return 0;
+}
+
+static long sys_fchmod(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return ON_HOST_FD(t, r, syscall(SYS_fchmod, __h, (mode_t)ARG2(r)));
+}
+
+static long sys_fchown(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return ON_HOST_FD(t, r,
+			  syscall(SYS_fchown, __h, (uid_t)ARG2(r),
+				  (gid_t)ARG3(r)));
+}
+
+/* do_sys_ftruncate(): a negative length before the descriptor. */
+static long sys_ftruncate(struct ua_task *t, struct ua_pt_regs *r)
+{
+	if ((long)ARG2(r) < 0)
+		return -EINVAL;
+	return ON_HOST_FD(t, r, syscall(SYS_ftruncate, __h, (long)ARG2(r)));
+}
+
+/* ksys_fadvise64_64(): the host checks the advice and the file. */
+static long sys_fadvise64(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return ON_HOST_FD(t, r,
+			  syscall(SYS_fadvise64, __h, (long)ARG2(r),
+				  (long)ARG3(r), (int)ARG4(r)));
+}
+
+/* The kernel's struct statfs (arch/x86 uses the generic one), as the host's. */
+_Static_assert(sizeof(struct statfs) == 120, "struct statfs is the kernel's");
+
+static long sys_fstatfs(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct statfs sf;
+	long ret = ON_HOST_FD(t, r, syscall(SYS_fstatfs, __h, &sf));
+
+	if (!ret && ua_copy_to_user((void *)ARG2(r), &sf, sizeof(sf)))
+		return -EFAULT;
+	return ret;
+}
+
+#ifndef CLOSE_RANGE_UNSHARE
+#define CLOSE_RANGE_UNSHARE (1U << 1)
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+
+/*
+ * close_range() on the guest's table (fs/file.c): close, or mark
+ * close-on-exec, every open descriptor from first to last that the table
+ * has.  CLOSE_RANGE_UNSHARE asks for a table of one's own, which a
+ * process of one thread already has.
+ */
+static long sys_close_range(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_proc *p = lx_proc(t);
+	unsigned int first = (unsigned int)ARG1(r);
+	unsigned int last = (unsigned int)ARG2(r);
+	unsigned int flags = (unsigned int)ARG3(r);
+
+	if (flags & ~(CLOSE_RANGE_UNSHARE | CLOSE_RANGE_CLOEXEC))
+		return -EINVAL;
+	if (first > last)
+		return -EINVAL;
+	if (last >= LX_NFDS)
+		last = LX_NFDS - 1;
+	for (unsigned int i = first; i <= last; i++) {
+		struct lx_file *f = &p->files[i];
+
+		if (f->kind == LX_FD_FREE)
+			continue;
+		if (flags & CLOSE_RANGE_CLOEXEC)
+			f->cloexec = true;
+		else
+			file_release(f);
+	}
+	return 0;
+}
+
 static const struct lx_call calls[] = {
 	{ SYS_read, "read", sys_read, "fpu" },
 	{ SYS_write, "write", sys_write, "fwu" },
@@ -720,6 +867,16 @@ static const struct lx_call calls[] = {
 	{ SYS_select, "select", sys_select, "dpppp" },
 	{ SYS_pselect6, "pselect6", sys_pselect6, "dppppp" },
 	{ SYS_sendfile, "sendfile", sys_sendfile, "ffpu" },
+	{ SYS_fsync, "fsync", sys_fsync, "f" },
+	{ SYS_fdatasync, "fdatasync", sys_fdatasync, "f" },
+	{ SYS_syncfs, "syncfs", sys_syncfs, "f" },
+	{ SYS_sync, "sync", sys_sync, "-" },
+	{ SYS_fchmod, "fchmod", sys_fchmod, "fo" },
+	{ SYS_fchown, "fchown", sys_fchown, "fdd" },
+	{ SYS_ftruncate, "ftruncate", sys_ftruncate, "fd" },
+	{ SYS_fadvise64, "fadvise64", sys_fadvise64, "fddd" },
+	{ SYS_fstatfs, "fstatfs", sys_fstatfs, "fp" },
+	{ SYS_close_range, "close_range", sys_close_range, "uux" },
 };
 
 void ua__lx_file_init(void)

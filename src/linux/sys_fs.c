@@ -12,6 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <utime.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
@@ -405,6 +409,269 @@ static long sys_renameat2(struct ua_task *t, struct ua_pt_regs *r)
 			    (unsigned int)ARG5(r));
 }
 
+/*
+ * A path and its dirfd for a call with AT_EMPTY_PATH in flags: an empty
+ * path is then the dirfd's own file, which need not be a directory.
+ * TODO: a monitor device as that file (ENOTDIR here).
+ */
+static long get_path_at(struct ua_task *t, long dfd, uint64_t upath,
+			int flags, char *path, int *hdfd)
+{
+	long err = get_path(path, upath);
+
+	if (err == -ENOENT && (flags & AT_EMPTY_PATH)) {
+		path[0] = 0;
+		err = 0;
+	}
+	if (!err)
+		err = host_dirfd(t, dfd, hdfd);
+	return err;
+}
+
+/* arch/x86/entry/syscalls/syscall_64.tbl, for older headers. */
+#ifndef SYS_fchmodat2
+#define SYS_fchmodat2 452
+#endif
+
+/* chmod_common() by path; the host applies the mode and its checks. */
+static long do_fchmodat(struct ua_task *t, long dfd, uint64_t upath,
+			mode_t mode, int flags, bool has_flags)
+{
+	char path[PATH_MAX];
+	int hdfd = AT_FDCWD;
+	long err;
+
+	/* fchmodat2(): only these flags; fchmodat() has no flags at all. */
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	err = get_path_at(t, dfd, upath, flags, path, &hdfd);
+	if (err)
+		return err;
+	if (has_flags)
+		err = syscall(SYS_fchmodat2, hdfd, path, mode, flags);
+	else
+		err = syscall(SYS_fchmodat, hdfd, path, mode);
+	return err ? -errno : 0;
+}
+
+static long sys_chmod(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_fchmodat(t, AT_FDCWD, ARG1(r), (mode_t)ARG2(r), 0, false);
+}
+
+static long sys_fchmodat(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_fchmodat(t, (int)ARG1(r), ARG2(r), (mode_t)ARG3(r), 0,
+			   false);
+}
+
+static long sys_fchmodat2(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_fchmodat(t, (int)ARG1(r), ARG2(r), (mode_t)ARG3(r),
+			   (int)ARG4(r), true);
+}
+
+/* do_fchownat(): the flags are checked before the path is looked at. */
+static long do_fchownat(struct ua_task *t, long dfd, uint64_t upath,
+			uid_t user, gid_t group, int flags)
+{
+	char path[PATH_MAX];
+	int hdfd = AT_FDCWD;
+	long err;
+
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	err = get_path_at(t, dfd, upath, flags, path, &hdfd);
+	if (err)
+		return err;
+	return fchownat(hdfd, path, user, group, flags) ? -errno : 0;
+}
+
+static long sys_chown(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_fchownat(t, AT_FDCWD, ARG1(r), (uid_t)ARG2(r),
+			   (gid_t)ARG3(r), 0);
+}
+
+static long sys_lchown(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_fchownat(t, AT_FDCWD, ARG1(r), (uid_t)ARG2(r),
+			   (gid_t)ARG3(r), AT_SYMLINK_NOFOLLOW);
+}
+
+static long sys_fchownat(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_fchownat(t, (int)ARG1(r), ARG2(r), (uid_t)ARG3(r),
+			   (gid_t)ARG4(r), (int)ARG5(r));
+}
+
+/*
+ * utimensat() (fs/utimes.c): the times are read first, and two
+ * UTIME_OMITs do nothing, not even look the path up.  A NULL path with a
+ * descriptor is the descriptor's file (futimens()), flags then 0.  The
+ * host checks the rest: flags, nanoseconds after the lookup, permissions.
+ */
+static long sys_utimensat(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct timespec ts[2], *tp = NULL;
+	char path[PATH_MAX];
+	int dfd = (int)ARG1(r), flags = (int)ARG4(r), hdfd = AT_FDCWD;
+	long ret;
+
+	if (ARG3(r)) {
+		if (ua_copy_from_user(ts, (const void *)ARG3(r), sizeof(ts)))
+			return -EFAULT;
+		if (ts[0].tv_nsec == UTIME_OMIT && ts[1].tv_nsec == UTIME_OMIT)
+			return 0;
+		tp = ts;
+	}
+	if (!ARG2(r) && dfd != AT_FDCWD) {
+		if (flags)
+			return -EINVAL;
+		hdfd = ua__lx_host_fd_get(t, dfd);
+		if (hdfd < 0)
+			return hdfd;
+		ret = syscall(SYS_utimensat, hdfd, NULL, tp, 0);
+		ret = ret ? -errno : 0;
+		ua__lx_host_fd_put(t, dfd, hdfd);
+		return ret;
+	}
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	ret = get_path_at(t, dfd, ARG2(r), flags, path, &hdfd);
+	if (ret)
+		return ret;
+	return syscall(SYS_utimensat, hdfd, path, tp, flags) ? -errno : 0;
+}
+
+/* utime() and utimes(): the old forms, converted and checked by the host. */
+static long sys_utime(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct utimbuf ut, *up = NULL;
+	char path[PATH_MAX];
+	long err;
+
+	(void)t;
+	if (ARG2(r)) {
+		if (ua_copy_from_user(&ut, (const void *)ARG2(r), sizeof(ut)))
+			return -EFAULT;
+		up = &ut;
+	}
+	err = get_path(path, ARG1(r));
+	if (err)
+		return err;
+	return syscall(SYS_utime, path, up) ? -errno : 0;
+}
+
+static long sys_utimes(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct timeval tv[2], *tp = NULL;
+	char path[PATH_MAX];
+	long err;
+
+	(void)t;
+	if (ARG2(r)) {
+		if (ua_copy_from_user(tv, (const void *)ARG2(r), sizeof(tv)))
+			return -EFAULT;
+		tp = tv;
+	}
+	err = get_path(path, ARG1(r));
+	if (err)
+		return err;
+	return syscall(SYS_utimes, path, tp) ? -errno : 0;
+}
+
+/* do_sys_truncate(): a negative length before the path. */
+static long sys_truncate(struct ua_task *t, struct ua_pt_regs *r)
+{
+	char path[PATH_MAX];
+	long err;
+
+	(void)t;
+	if ((long)ARG2(r) < 0)
+		return -EINVAL;
+	err = get_path(path, ARG1(r));
+	if (err)
+		return err;
+	return syscall(SYS_truncate, path, (long)ARG2(r)) ? -errno : 0;
+}
+
+/* do_linkat(): the flags first; AT_EMPTY_PATH makes "" the old file. */
+static long do_linkat(struct ua_task *t, long odfd, uint64_t uold, long ndfd,
+		      uint64_t unew, int flags)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+	int hodfd = AT_FDCWD, hndfd = AT_FDCWD;
+	long err;
+
+	if (flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH))
+		return -EINVAL;
+	err = get_path_at(t, odfd, uold, flags, from, &hodfd);
+	if (!err)
+		err = get_path(to, unew);
+	if (!err)
+		err = host_dirfd(t, ndfd, &hndfd);
+	if (err)
+		return err;
+	return linkat(hodfd, from, hndfd, to, flags) ? -errno : 0;
+}
+
+static long sys_link(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_linkat(t, AT_FDCWD, ARG1(r), AT_FDCWD, ARG2(r), 0);
+}
+
+static long sys_linkat(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_linkat(t, (int)ARG1(r), ARG2(r), (int)ARG3(r), ARG4(r),
+			 (int)ARG5(r));
+}
+
+/* do_symlinkat(): the target is a name like any other (empty: ENOENT). */
+static long do_symlinkat(struct ua_task *t, uint64_t utarget, long ndfd,
+			 uint64_t unew)
+{
+	char target[PATH_MAX], path[PATH_MAX];
+	int hdfd = AT_FDCWD;
+	long err;
+
+	err = get_path(target, utarget);
+	if (!err)
+		err = get_path(path, unew);
+	if (!err)
+		err = host_dirfd(t, ndfd, &hdfd);
+	if (err)
+		return err;
+	return symlinkat(target, hdfd, path) ? -errno : 0;
+}
+
+static long sys_symlink(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_symlinkat(t, ARG1(r), AT_FDCWD, ARG2(r));
+}
+
+static long sys_symlinkat(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_symlinkat(t, ARG1(r), (int)ARG2(r), ARG3(r));
+}
+
+static long sys_statfs(struct ua_task *t, struct ua_pt_regs *r)
+{
+	char path[PATH_MAX];
+	struct statfs sf;
+	long err;
+
+	(void)t;
+	err = get_path(path, ARG1(r));
+	if (err)
+		return err;
+	if (syscall(SYS_statfs, path, &sf))
+		return -errno;
+	if (ua_copy_to_user((void *)ARG2(r), &sf, sizeof(sf)))
+		return -EFAULT;
+	return 0;
+}
+
 static const struct lx_call calls[] = {
 	{ SYS_open, "open", sys_open, "sod" },
 	{ SYS_openat, "openat", sys_openat, "fsod" },
@@ -430,6 +697,21 @@ static const struct lx_call calls[] = {
 	{ SYS_rename, "rename", sys_rename, "ss" },
 	{ SYS_renameat, "renameat", sys_renameat, "fsfs" },
 	{ SYS_renameat2, "renameat2", sys_renameat2, "fsfsx" },
+	{ SYS_chmod, "chmod", sys_chmod, "so" },
+	{ SYS_fchmodat, "fchmodat", sys_fchmodat, "fso" },
+	{ SYS_fchmodat2, "fchmodat2", sys_fchmodat2, "fsox" },
+	{ SYS_chown, "chown", sys_chown, "sdd" },
+	{ SYS_lchown, "lchown", sys_lchown, "sdd" },
+	{ SYS_fchownat, "fchownat", sys_fchownat, "fsddx" },
+	{ SYS_utimensat, "utimensat", sys_utimensat, "fspx" },
+	{ SYS_utime, "utime", sys_utime, "sp" },
+	{ SYS_utimes, "utimes", sys_utimes, "sp" },
+	{ SYS_truncate, "truncate", sys_truncate, "sd" },
+	{ SYS_link, "link", sys_link, "ss" },
+	{ SYS_linkat, "linkat", sys_linkat, "fsfsx" },
+	{ SYS_symlink, "symlink", sys_symlink, "ss" },
+	{ SYS_symlinkat, "symlinkat", sys_symlinkat, "sfs" },
+	{ SYS_statfs, "statfs", sys_statfs, "sp" },
 };
 
 void ua__lx_fs_init(void)
