@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Single-process calls a libc and its programs make: futex in a program
+ * of one thread (the wakes of a once-initialisation, waits that time out
+ * or are interrupted), resource usage and times, the CPU affinity mask,
+ * priorities, groups, and file calls by path and by descriptor (modes,
+ * owners, times, sizes, links, file system statistics, syncs and
+ * close_range).  Run natively and under uarun, the output must be the
+ * same: only deterministic facts are printed.  Raw syscall() where a libc
+ * would check or convert arguments itself.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <sys/times.h>
+#include <time.h>
+#include <unistd.h>
+
+/* include/uapi/linux/futex.h, which musl's headers lack. */
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
+#define FUTEX_WAIT_BITSET 9
+#define FUTEX_WAKE_BITSET 10
+#define FUTEX_PRIVATE_FLAG 128
+#define FUTEX_CLOCK_REALTIME 256
+#define FUTEX_WAIT_PRIVATE (FUTEX_WAIT | FUTEX_PRIVATE_FLAG)
+#define FUTEX_WAKE_PRIVATE (FUTEX_WAKE | FUTEX_PRIVATE_FLAG)
+#define FUTEX_WAIT_BITSET_PRIVATE (FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG)
+#define FUTEX_WAKE_BITSET_PRIVATE (FUTEX_WAKE_BITSET | FUTEX_PRIVATE_FLAG)
+
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_UNSHARE 2
+#define CLOSE_RANGE_CLOEXEC 4
+#endif
+
+static const char *res(long ret)
+{
+	static char buf[32];
+
+	if (ret != -1) {
+		snprintf(buf, sizeof(buf), "%ld", ret);
+		return buf;
+	}
+	switch (errno) {
+	case EINVAL:
+		return "EINVAL";
+	case EFAULT:
+		return "EFAULT";
+	case ENOENT:
+		return "ENOENT";
+	case EAGAIN:
+		return "EAGAIN";
+	case ETIMEDOUT:
+		return "ETIMEDOUT";
+	case EINTR:
+		return "EINTR";
+	case ENOSYS:
+		return "ENOSYS";
+	case EBADF:
+		return "EBADF";
+	case ENOTDIR:
+		return "ENOTDIR";
+	case EEXIST:
+		return "EEXIST";
+	case EPERM:
+		return "EPERM";
+	case ESRCH:
+		return "ESRCH";
+	}
+	snprintf(buf, sizeof(buf), "errno %d", errno);
+	return buf;
+}
+
+static long futex(void *uaddr, int op, uint32_t val, const void *ts,
+		  uint32_t val3)
+{
+	return syscall(SYS_futex, uaddr, op, val, ts, NULL, val3);
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	alarms++;
+}
+
+/* An alarm in 20 ms, its handler without SA_RESTART unless restart. */
+static void arm(int restart)
+{
+	struct sigaction sa;
+	struct itimerval it = { { 0, 0 }, { 0, 20000 } };
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sa.sa_flags = restart ? SA_RESTART : 0;
+	sigaction(SIGALRM, &sa, NULL);
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+static void test_futex(void)
+{
+	static uint32_t word[2] = { 7, 0 };
+	struct timespec ms10 = { 0, 10000000 }, bad = { 0, 1000000000 };
+	struct timespec abs;
+	char *odd = (char *)word + 1;
+
+	printf("futex wake private: %s\n",
+	       res(futex(word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, 0)));
+	printf("futex wake shared: %s\n",
+	       res(futex(word, FUTEX_WAKE, 1, NULL, 0)));
+	printf("futex wake bitset: %s\n",
+	       res(futex(word, FUTEX_WAKE_BITSET_PRIVATE, 1, NULL, 1)));
+	printf("futex wake bitset 0: %s\n",
+	       res(futex(word, FUTEX_WAKE_BITSET_PRIVATE, 1, NULL, 0)));
+	printf("futex wake unaligned: %s\n",
+	       res(futex(odd, FUTEX_WAKE_PRIVATE, 1, NULL, 0)));
+	printf("futex wake realtime: %s\n",
+	       res(futex(word, FUTEX_WAKE | FUTEX_CLOCK_REALTIME, 1, NULL,
+			 0)));
+	printf("futex wake NULL private: %s\n",
+	       res(futex(NULL, FUTEX_WAKE_PRIVATE, 1, NULL, 0)));
+	printf("futex wake NULL shared: %s\n",
+	       res(futex(NULL, FUTEX_WAKE, 1, NULL, 0)));
+	printf("futex wait NULL: %s\n",
+	       res(futex(NULL, FUTEX_WAIT_PRIVATE, 0, &ms10, 0)));
+	printf("futex wait other value: %s\n",
+	       res(futex(word, FUTEX_WAIT_PRIVATE, 8, NULL, 0)));
+	printf("futex wait unaligned: %s\n",
+	       res(futex(odd, FUTEX_WAIT_PRIVATE, 7, &ms10, 0)));
+	printf("futex wait bad timeout: %s\n",
+	       res(futex(word, FUTEX_WAIT_PRIVATE, 7, &bad, 0)));
+	printf("futex wait timeout fault: %s\n",
+	       res(futex(word, FUTEX_WAIT_PRIVATE, 7, (void *)8, 0)));
+	printf("futex wait 10 ms: %s\n",
+	       res(futex(word, FUTEX_WAIT_PRIVATE, 7, &ms10, 0)));
+	printf("futex wait shared 10 ms: %s\n",
+	       res(futex(word, FUTEX_WAIT, 7, &ms10, 0)));
+	printf("futex wait realtime: %s\n",
+	       res(futex(word, FUTEX_WAIT | FUTEX_CLOCK_REALTIME, 7, &ms10,
+			 0)));
+	clock_gettime(CLOCK_MONOTONIC, &abs);
+	abs.tv_nsec += 10000000;
+	if (abs.tv_nsec >= 1000000000) {
+		abs.tv_sec++;
+		abs.tv_nsec -= 1000000000;
+	}
+	printf("futex wait_bitset absolute: %s\n",
+	       res(futex(word, FUTEX_WAIT_BITSET_PRIVATE, 7, &abs, ~0u)));
+	clock_gettime(CLOCK_REALTIME, &abs);
+	abs.tv_nsec += 10000000;
+	if (abs.tv_nsec >= 1000000000) {
+		abs.tv_sec++;
+		abs.tv_nsec -= 1000000000;
+	}
+	printf("futex wait_bitset realtime: %s\n",
+	       res(futex(word,
+			 FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 7,
+			 &abs, ~0u)));
+	abs.tv_sec = 1;
+	abs.tv_nsec = 0;
+	printf("futex wait_bitset past: %s\n",
+	       res(futex(word, FUTEX_WAIT_BITSET_PRIVATE, 7, &abs, ~0u)));
+	printf("futex wait_bitset 0: %s\n",
+	       res(futex(word, FUTEX_WAIT_BITSET_PRIVATE, 7, &abs, 0)));
+	printf("futex bad op: %s\n", res(futex(word, 99, 0, NULL, 0)));
+
+	/* Interrupted: EINTR without SA_RESTART, with or without a timeout. */
+	arm(0);
+	printf("futex wait alarm: %s\n",
+	       res(futex(word, FUTEX_WAIT_PRIVATE, 7, NULL, 0)));
+	printf("alarms %d\n", (int)alarms);
+	ms10.tv_sec = 5;
+	arm(1);
+	printf("futex wait timeout alarm SA_RESTART: %s\n",
+	       res(futex(word, FUTEX_WAIT_PRIVATE, 7, &ms10, 0)));
+	printf("alarms %d\n", (int)alarms);
+	signal(SIGALRM, SIG_DFL);
+}
+
+static void test_proc(void)
+{
+	struct rusage ru;
+	struct tms tm;
+	cpu_set_t set;
+	long n, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	gid_t groups[256];
+	int prio;
+
+	printf("getrusage self: %s", res(getrusage(RUSAGE_SELF, &ru)));
+	printf(" maxrss>0 %d\n", ru.ru_maxrss > 0);
+	printf("getrusage children: %s\n",
+	       res(getrusage(RUSAGE_CHILDREN, &ru)));
+	printf("getrusage thread: %s\n", res(getrusage(RUSAGE_THREAD, &ru)));
+	printf("getrusage 5: %s\n", res(syscall(SYS_getrusage, 5, &ru)));
+	printf("getrusage fault: %s\n",
+	       res(syscall(SYS_getrusage, RUSAGE_SELF, (void *)8)));
+	printf("times >0: %d\n", syscall(SYS_times, &tm) > 0);
+	printf("times NULL >0: %d\n", syscall(SYS_times, NULL) > 0);
+
+	n = syscall(SYS_sched_getaffinity, 0, sizeof(set), &set);
+	printf("sched_getaffinity: %s\n",
+	       n > 0 && (long)CPU_COUNT(&set) == ncpu ? "affinity ok" :
+							"affinity differs");
+	printf("sched_getaffinity own pid same: %d\n",
+	       syscall(SYS_sched_getaffinity, getpid(), sizeof(set), &set) ==
+		       n);
+	printf("sched_getaffinity len 7: %s\n",
+	       res(syscall(SYS_sched_getaffinity, 0, 7, &set)));
+	printf("sched_getaffinity len 12: %s\n",
+	       res(syscall(SYS_sched_getaffinity, 0, 12, &set)));
+	printf("sched_getaffinity fault: %s\n",
+	       res(syscall(SYS_sched_getaffinity, 0, sizeof(set), (void *)8)));
+	printf("sched_getaffinity pid -1: %s\n",
+	       res(syscall(SYS_sched_getaffinity, -1, sizeof(set), &set)));
+
+	errno = 0;
+	prio = getpriority(PRIO_PROCESS, 0);
+	printf("getpriority same: %d\n",
+	       prio == getpriority(PRIO_PROCESS, getpid()));
+	printf("getpriority raw = 20 - nice: %d\n",
+	       syscall(SYS_getpriority, PRIO_PROCESS, 0) == 20 - prio);
+	printf("setpriority same: %s\n",
+	       res(setpriority(PRIO_PROCESS, 0, prio)));
+	printf("getpriority bad which: %s\n",
+	       res(syscall(SYS_getpriority, 7, 0)));
+	printf("setpriority bad which: %s\n",
+	       res(syscall(SYS_setpriority, 7, 0, 0)));
+
+	n = syscall(SYS_getgroups, 0, NULL);
+	printf("getgroups count same: %d\n",
+	       syscall(SYS_getgroups, 256, groups) == n);
+	printf("getgroups -1: %s\n", res(syscall(SYS_getgroups, -1, groups)));
+	if (n > 0)
+		printf("getgroups too small: %s\n",
+		       res(syscall(SYS_getgroups, n - 1, groups)));
+	printf("getgroups fault: %s\n",
+	       res(n ? syscall(SYS_getgroups, 256, (void *)8) :
+		       (errno = EFAULT, -1)));
+}
+
+static void print_mode(const char *what, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		printf("%s: stat %s\n", what, res(-1));
+	else
+		printf("%s: mode %o\n", what, (unsigned int)st.st_mode & 07777);
+}
+
+static void test_files(void)
+{
+	char dir[] = "/tmp/prog_calls.XXXXXX", a[64], b[64], c[64], d[64];
+	char buf[64];
+	struct timespec times[2] = { { 1000000000, 123456789 },
+				     { 1200000000, 987654321 } };
+	struct stat st;
+	struct statfs sf1, sf2;
+	int fd, dfd, e[3];
+	long n;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	snprintf(a, sizeof(a), "%s/a", dir);
+	snprintf(b, sizeof(b), "%s/b", dir);
+	snprintf(c, sizeof(c), "%s/c", dir);
+	snprintf(d, sizeof(d), "%s/d", dir);
+	fd = open(a, O_CREAT | O_RDWR, 0600);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	printf("write: %s\n", res(write(fd, "hello world\n", 12)));
+
+	printf("chmod: %s\n", res(chmod(a, 0640)));
+	print_mode("after chmod", a);
+	printf("fchmod: %s\n", res(fchmod(fd, 0604)));
+	print_mode("after fchmod", a);
+	printf("fchmodat: %s\n", res(fchmodat(dfd, "a", 0612, 0)));
+	print_mode("after fchmodat", a);
+	printf("fchmodat bad flags: %s\n",
+	       res(syscall(SYS_fchmodat, dfd, "a", 0600, 0x1234)));
+	printf("fchmodat bad dirfd: %s\n",
+	       res(syscall(SYS_fchmodat, 999, "a", 0600)));
+	printf("fchmodat file dirfd: %s\n",
+	       res(syscall(SYS_fchmodat, fd, "a", 0600)));
+	printf("chmod missing: %s\n", res(chmod(d, 0600)));
+	printf("chmod fault: %s\n", res(syscall(SYS_chmod, (void *)8, 0600)));
+	printf("fchmod bad fd: %s\n", res(fchmod(999, 0600)));
+	chmod(a, 0600);
+
+	printf("chown self: %s\n", res(chown(a, getuid(), getgid())));
+	printf("fchown self: %s\n", res(fchown(fd, getuid(), getgid())));
+	printf("lchown self: %s\n", res(lchown(a, getuid(), getgid())));
+	printf("fchownat self: %s\n",
+	       res(fchownat(dfd, "a", getuid(), getgid(), AT_SYMLINK_NOFOLLOW)));
+	printf("chown -1 -1: %s\n", res(chown(a, (uid_t)-1, (gid_t)-1)));
+	printf("fchownat bad flags: %s\n",
+	       res(syscall(SYS_fchownat, dfd, "a", -1, -1, 0x1)));
+	printf("chown missing: %s\n", res(chown(d, getuid(), getgid())));
+
+	printf("utimensat: %s\n", res(utimensat(dfd, "a", times, 0)));
+	stat(a, &st);
+	printf("atime %ld.%09ld mtime %ld.%09ld\n", (long)st.st_atim.tv_sec,
+	       st.st_atim.tv_nsec, (long)st.st_mtim.tv_sec,
+	       st.st_mtim.tv_nsec);
+	times[0].tv_nsec = UTIME_OMIT;
+	times[1].tv_sec = 1300000000;
+	times[1].tv_nsec = 5;
+	printf("futimens omit: %s\n", res(futimens(fd, times)));
+	stat(a, &st);
+	printf("atime %ld.%09ld mtime %ld.%09ld\n", (long)st.st_atim.tv_sec,
+	       st.st_atim.tv_nsec, (long)st.st_mtim.tv_sec,
+	       st.st_mtim.tv_nsec);
+	times[0].tv_nsec = 1000000000;
+	printf("utimensat bad nsec: %s\n",
+	       res(syscall(SYS_utimensat, dfd, "a", times, 0)));
+	printf("utimensat bad flags: %s\n",
+	       res(syscall(SYS_utimensat, dfd, "a", NULL, 0x1)));
+	printf("utimensat times fault: %s\n",
+	       res(syscall(SYS_utimensat, dfd, "a", (void *)8, 0)));
+	printf("utimensat missing: %s\n",
+	       res(syscall(SYS_utimensat, AT_FDCWD, d, NULL, 0)));
+	{
+		struct timeval tv[2] = { { 1100000000, 250000 },
+					 { 1100000001, 500000 } };
+
+		printf("utimes: %s\n", res(syscall(SYS_utimes, a, tv)));
+		stat(a, &st);
+		printf("atime %ld.%09ld mtime %ld.%09ld\n",
+		       (long)st.st_atim.tv_sec, st.st_atim.tv_nsec,
+		       (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	}
+	{
+		struct {
+			long actime, modtime;
+		} ut = { 1150000000, 1150000001 };
+
+		printf("utime: %s\n", res(syscall(SYS_utime, a, &ut)));
+		stat(a, &st);
+		printf("atime %ld mtime %ld\n", (long)st.st_atim.tv_sec,
+		       (long)st.st_mtim.tv_sec);
+	}
+
+	printf("truncate: %s\n", res(truncate(a, 5)));
+	stat(a, &st);
+	printf("size %ld\n", (long)st.st_size);
+	printf("ftruncate: %s\n", res(ftruncate(fd, 4096)));
+	fstat(fd, &st);
+	printf("size %ld\n", (long)st.st_size);
+	printf("truncate negative: %s\n", res(syscall(SYS_truncate, a, -1L)));
+	printf("ftruncate negative: %s\n",
+	       res(syscall(SYS_ftruncate, fd, -1L)));
+	printf("ftruncate dir: %s\n", res(ftruncate(dfd, 0)));
+	printf("ftruncate bad fd: %s\n", res(ftruncate(999, 0)));
+	printf("truncate missing: %s\n", res(truncate(d, 0)));
+
+	printf("link: %s\n", res(link(a, b)));
+	stat(a, &st);
+	printf("nlink %ld\n", (long)st.st_nlink);
+	printf("link exists: %s\n", res(link(a, b)));
+	printf("linkat: %s\n", res(linkat(dfd, "a", dfd, "c", 0)));
+	stat(a, &st);
+	printf("nlink %ld\n", (long)st.st_nlink);
+	printf("linkat bad flags: %s\n",
+	       res(syscall(SYS_linkat, dfd, "a", dfd, "x", 0x1)));
+	printf("link missing: %s\n", res(link(d, dir)));
+	unlink(b);
+	unlink(c);
+	printf("symlink: %s\n", res(symlink("a", b)));
+	n = readlink(b, buf, sizeof(buf));
+	printf("readlink: %.*s\n", n > 0 ? (int)n : 0, buf);
+	printf("symlinkat: %s\n", res(symlinkat("target/x", dfd, "c")));
+	n = readlinkat(dfd, "c", buf, sizeof(buf));
+	printf("readlinkat: %.*s\n", n > 0 ? (int)n : 0, buf);
+	printf("symlink exists: %s\n", res(symlink("a", b)));
+	printf("symlink empty target: %s\n", res(symlink("", d)));
+	printf("lchown symlink: %s\n", res(lchown(b, getuid(), getgid())));
+
+	printf("statfs: %s\n", res(statfs(a, &sf1)));
+	printf("fstatfs: %s\n", res(fstatfs(fd, &sf2)));
+	printf("f_type same: %d\n", sf1.f_type == sf2.f_type);
+	printf("statfs missing: %s\n", res(statfs(d, &sf1)));
+	printf("statfs fault: %s\n",
+	       res(syscall(SYS_statfs, a, (void *)8)));
+	printf("fstatfs bad fd: %s\n", res(fstatfs(999, &sf2)));
+
+	printf("fsync: %s\n", res(fsync(fd)));
+	printf("fdatasync: %s\n", res(fdatasync(fd)));
+	printf("fsync bad fd: %s\n", res(fsync(999)));
+	printf("sync: %s\n", res(syscall(SYS_sync)));
+	printf("syncfs: %s\n", res(syncfs(fd)));
+	printf("syncfs bad fd: %s\n", res(syncfs(999)));
+	printf("fadvise: %d\n", posix_fadvise(fd, 0, 0, POSIX_FADV_NORMAL));
+	printf("fadvise bad advice: %s\n",
+	       res(syscall(SYS_fadvise64, fd, 0, 0, 99)));
+	printf("fadvise bad fd: %s\n",
+	       res(syscall(SYS_fadvise64, 999, 0, 0, POSIX_FADV_NORMAL)));
+
+	/* close_range() on three descriptors in a row. */
+	e[0] = dup2(fd, 100);
+	e[1] = dup2(fd, 101);
+	e[2] = dup2(fd, 102);
+	printf("dups %d %d %d\n", e[0], e[1], e[2]);
+	printf("close_range cloexec: %s\n",
+	       res(syscall(SYS_close_range, 100, 102, CLOSE_RANGE_CLOEXEC)));
+	printf("cloexec %d %d %d\n", fcntl(100, F_GETFD), fcntl(101, F_GETFD),
+	       fcntl(102, F_GETFD));
+	printf("close_range: %s\n", res(syscall(SYS_close_range, 100, 102, 0)));
+	printf("after: %s", res(fcntl(100, F_GETFD)));
+	printf(" %s", res(fcntl(101, F_GETFD)));
+	printf(" %s\n", res(fcntl(102, F_GETFD)));
+	printf("close_range first > last: %s\n",
+	       res(syscall(SYS_close_range, 5, 4, 0)));
+	printf("close_range bad flags: %s\n",
+	       res(syscall(SYS_close_range, 100, 102, 1)));
+	printf("close_range unshare: %s\n",
+	       res(syscall(SYS_close_range, 200, ~0u, CLOSE_RANGE_UNSHARE)));
+	printf("close_range past the end: %s\n",
+	       res(syscall(SYS_close_range, 500, ~0u, 0)));
+	printf("fd still open: %s\n", res(fcntl(fd, F_GETFD) >= 0 ? 0 : -1));
+
+	close(fd);
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	close(dfd);
+	printf("rmdir: %s\n", res(rmdir(dir)));
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	test_futex();
+	test_proc();
+	test_files();
+	return 0;
+}
