@@ -338,21 +338,17 @@ static long sys_times(struct ua_task *t, struct ua_pt_regs *r)
 /*
  * sched_getaffinity(): the host's mask of the monitor's thread, which is
  * the guest's thread; other processes are not the guest's to see.  The
- * length must hold nr_cpu_ids bits and be a multiple of a long
- * (kernel/sched/syscalls.c); the host checks the first, the second is
- * checked here so that a large length can be clamped to what a mask can
- * be (cpumask_size() of NR_CPUS, at most 8192 CPUs) for the host buffer.
+ * host checks the length as the kernel does (kernel/sched/syscalls.c:
+ * len * 8, an unsigned int, must hold nr_cpu_ids bits; a multiple of a
+ * long) and writes at most cpumask_size(), at most NR_CPUS (8192 on x86,
+ * arch/x86/Kconfig) bits, whatever the length says.
  */
 static long sys_sched_getaffinity(struct ua_task *t, struct ua_pt_regs *r)
 {
-	unsigned int len = (unsigned int)ARG2(r);
-	unsigned long mask[4096 / sizeof(unsigned long)];
+	unsigned long mask[8192 / (8 * sizeof(unsigned long))];
 	long n;
 
-	if (len & (sizeof(unsigned long) - 1))
-		return -EINVAL;
-	n = syscall(SYS_sched_getaffinity, 0,
-		    len < sizeof(mask) ? len : (unsigned int)sizeof(mask), mask);
+	n = syscall(SYS_sched_getaffinity, 0, (unsigned int)ARG2(r), mask);
 	if (n < 0)
 		return -errno;
 	if (!own_pid(t, (pid_t)ARG1(r)))

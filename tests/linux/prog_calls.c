@@ -194,6 +194,7 @@ static void test_proc(void)
 {
 	struct rusage ru;
 	struct tms tm;
+	static unsigned long big[1024];
 	cpu_set_t set;
 	long n, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	gid_t groups[256];
@@ -221,6 +222,12 @@ static void test_proc(void)
 	       res(syscall(SYS_sched_getaffinity, 0, 7, &set)));
 	printf("sched_getaffinity len 12: %s\n",
 	       res(syscall(SYS_sched_getaffinity, 0, 12, &set)));
+	printf("sched_getaffinity len wraps: %s\n",
+	       res(syscall(SYS_sched_getaffinity, 0, 0x20000000u, &set)));
+	/* The kernel writes at most cpumask_size(): NR_CPUS bits at most. */
+	printf("sched_getaffinity big len: %s\n",
+	       syscall(SYS_sched_getaffinity, 0, 1u << 20, big) == n ?
+		       "same" : "differs");
 	printf("sched_getaffinity fault: %s\n",
 	       res(syscall(SYS_sched_getaffinity, 0, sizeof(set), (void *)8)));
 	printf("sched_getaffinity pid -1: %s\n",
