@@ -90,11 +90,15 @@ static long futex(void *uaddr, int op, uint32_t val, const void *ts,
 }
 
 static volatile sig_atomic_t alarms;
+static uint32_t *volatile change_word;
 
+/* A handler that changes the futex word makes a restarted wait EAGAIN. */
 static void on_alarm(int sig)
 {
 	(void)sig;
 	alarms++;
+	if (change_word)
+		*change_word = 8;
 }
 
 /* An alarm in 20 ms, its handler without SA_RESTART unless restart. */
@@ -187,6 +191,14 @@ static void test_futex(void)
 	printf("futex wait timeout alarm SA_RESTART: %s\n",
 	       res(futex(word, FUTEX_WAIT_PRIVATE, 7, &ms10, 0)));
 	printf("alarms %d\n", (int)alarms);
+	/* SA_RESTART, no timeout: ERESTARTSYS, the wait runs again. */
+	change_word = word;
+	arm(1);
+	printf("futex wait alarm SA_RESTART: %s\n",
+	       res(futex(word, FUTEX_WAIT_PRIVATE, 7, NULL, 0)));
+	printf("alarms %d word %u\n", (int)alarms, (unsigned int)word[0]);
+	change_word = NULL;
+	word[0] = 7;
 	signal(SIGALRM, SIG_DFL);
 }
 
