@@ -728,17 +728,17 @@ void ua__lx_host_fd_put(struct ua_task *t, long fd, int host)
 }
 
 /* A host call on the host side of guest descriptor ARG1: -errno or ret. */
-#define ON_HOST_FD(t, r, call)                                         \
-	({                                                             \
-		int __h = ua__lx_host_fd_get((t), (int)ARG1(r));       \
-		long __ret = __h;                                      \
-		if (__h >= 0) {                                        \
-			__ret = (call);                                \
-			if (__ret < 0)                                 \
-				__ret = -errno;                        \
-			ua__lx_host_fd_put((t), (int)ARG1(r), __h);    \
-		}                                                      \
-		__ret;                                                 \
+#define ON_HOST_FD(t, r, call)                                      \
+	({                                                          \
+		int __h = ua__lx_host_fd_get((t), (int)ARG1(r));    \
+		long __ret = __h;                                   \
+		if (__h >= 0) {                                     \
+			__ret = (call);                             \
+			if (__ret < 0)                              \
+				__ret = -errno;                     \
+			ua__lx_host_fd_put((t), (int)ARG1(r), __h); \
+		}                                                   \
+		__ret;                                              \
 	})
 
 static long sys_fsync(struct ua_task *t, struct ua_pt_regs *r)
@@ -772,9 +772,8 @@ static long sys_fchmod(struct ua_task *t, struct ua_pt_regs *r)
 
 static long sys_fchown(struct ua_task *t, struct ua_pt_regs *r)
 {
-	return ON_HOST_FD(t, r,
-			  syscall(SYS_fchown, __h, (uid_t)ARG2(r),
-				  (gid_t)ARG3(r)));
+	return ON_HOST_FD(
+		t, r, syscall(SYS_fchown, __h, (uid_t)ARG2(r), (gid_t)ARG3(r)));
 }
 
 /* do_sys_ftruncate(): a negative length before the descriptor. */

@@ -414,8 +414,8 @@ static long sys_renameat2(struct ua_task *t, struct ua_pt_regs *r)
  * path is then the dirfd's own file, which need not be a directory.
  * TODO: a monitor device as that file (ENOTDIR here).
  */
-static long get_path_at(struct ua_task *t, long dfd, uint64_t upath,
-			int flags, char *path, int *hdfd)
+static long get_path_at(struct ua_task *t, long dfd, uint64_t upath, int flags,
+			char *path, int *hdfd)
 {
 	long err = get_path(path, upath);
 
@@ -461,8 +461,7 @@ static long sys_chmod(struct ua_task *t, struct ua_pt_regs *r)
 
 static long sys_fchmodat(struct ua_task *t, struct ua_pt_regs *r)
 {
-	return do_fchmodat(t, (int)ARG1(r), ARG2(r), (mode_t)ARG3(r), 0,
-			   false);
+	return do_fchmodat(t, (int)ARG1(r), ARG2(r), (mode_t)ARG3(r), 0, false);
 }
 
 static long sys_fchmodat2(struct ua_task *t, struct ua_pt_regs *r)
@@ -472,8 +471,8 @@ static long sys_fchmodat2(struct ua_task *t, struct ua_pt_regs *r)
 }
 
 /* do_fchownat(): the flags are checked before the path is looked at. */
-static long do_fchownat(struct ua_task *t, long dfd, uint64_t upath,
-			uid_t user, gid_t group, int flags)
+static long do_fchownat(struct ua_task *t, long dfd, uint64_t upath, uid_t user,
+			gid_t group, int flags)
 {
 	char path[PATH_MAX];
 	int hdfd = AT_FDCWD;
@@ -489,14 +488,14 @@ static long do_fchownat(struct ua_task *t, long dfd, uint64_t upath,
 
 static long sys_chown(struct ua_task *t, struct ua_pt_regs *r)
 {
-	return do_fchownat(t, AT_FDCWD, ARG1(r), (uid_t)ARG2(r),
-			   (gid_t)ARG3(r), 0);
+	return do_fchownat(t, AT_FDCWD, ARG1(r), (uid_t)ARG2(r), (gid_t)ARG3(r),
+			   0);
 }
 
 static long sys_lchown(struct ua_task *t, struct ua_pt_regs *r)
 {
-	return do_fchownat(t, AT_FDCWD, ARG1(r), (uid_t)ARG2(r),
-			   (gid_t)ARG3(r), AT_SYMLINK_NOFOLLOW);
+	return do_fchownat(t, AT_FDCWD, ARG1(r), (uid_t)ARG2(r), (gid_t)ARG3(r),
+			   AT_SYMLINK_NOFOLLOW);
 }
 
 static long sys_fchownat(struct ua_task *t, struct ua_pt_regs *r)

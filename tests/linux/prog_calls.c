@@ -132,8 +132,7 @@ static void test_futex(void)
 	printf("futex wake unaligned: %s\n",
 	       res(futex(odd, FUTEX_WAKE_PRIVATE, 1, NULL, 0)));
 	printf("futex wake realtime: %s\n",
-	       res(futex(word, FUTEX_WAKE | FUTEX_CLOCK_REALTIME, 1, NULL,
-			 0)));
+	       res(futex(word, FUTEX_WAKE | FUTEX_CLOCK_REALTIME, 1, NULL, 0)));
 	printf("futex wake NULL private: %s\n",
 	       res(futex(NULL, FUTEX_WAKE_PRIVATE, 1, NULL, 0)));
 	printf("futex wake NULL shared: %s\n",
@@ -170,9 +169,8 @@ static void test_futex(void)
 		abs.tv_nsec -= 1000000000;
 	}
 	printf("futex wait_bitset realtime: %s\n",
-	       res(futex(word,
-			 FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME, 7,
-			 &abs, ~0u)));
+	       res(futex(word, FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME,
+			 7, &abs, ~0u)));
 	abs.tv_sec = 1;
 	abs.tv_nsec = 0;
 	printf("futex wait_bitset past: %s\n",
@@ -239,7 +237,8 @@ static void test_proc(void)
 	/* The kernel writes at most cpumask_size(): NR_CPUS bits at most. */
 	printf("sched_getaffinity big len: %s\n",
 	       syscall(SYS_sched_getaffinity, 0, 1u << 20, big) == n ?
-		       "same" : "differs");
+		       "same" :
+		       "differs");
 	printf("sched_getaffinity fault: %s\n",
 	       res(syscall(SYS_sched_getaffinity, 0, sizeof(set), (void *)8)));
 	printf("sched_getaffinity pid -1: %s\n",
@@ -323,8 +322,8 @@ static void test_files(void)
 	printf("chown self: %s\n", res(chown(a, getuid(), getgid())));
 	printf("fchown self: %s\n", res(fchown(fd, getuid(), getgid())));
 	printf("lchown self: %s\n", res(lchown(a, getuid(), getgid())));
-	printf("fchownat self: %s\n",
-	       res(fchownat(dfd, "a", getuid(), getgid(), AT_SYMLINK_NOFOLLOW)));
+	printf("fchownat self: %s\n", res(fchownat(dfd, "a", getuid(), getgid(),
+						   AT_SYMLINK_NOFOLLOW)));
 	printf("chown -1 -1: %s\n", res(chown(a, (uid_t)-1, (gid_t)-1)));
 	printf("fchownat bad flags: %s\n",
 	       res(syscall(SYS_fchownat, dfd, "a", -1, -1, 0x1)));
@@ -333,16 +332,14 @@ static void test_files(void)
 	printf("utimensat: %s\n", res(utimensat(dfd, "a", times, 0)));
 	stat(a, &st);
 	printf("atime %ld.%09ld mtime %ld.%09ld\n", (long)st.st_atim.tv_sec,
-	       st.st_atim.tv_nsec, (long)st.st_mtim.tv_sec,
-	       st.st_mtim.tv_nsec);
+	       st.st_atim.tv_nsec, (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	times[0].tv_nsec = UTIME_OMIT;
 	times[1].tv_sec = 1300000000;
 	times[1].tv_nsec = 5;
 	printf("futimens omit: %s\n", res(futimens(fd, times)));
 	stat(a, &st);
 	printf("atime %ld.%09ld mtime %ld.%09ld\n", (long)st.st_atim.tv_sec,
-	       st.st_atim.tv_nsec, (long)st.st_mtim.tv_sec,
-	       st.st_mtim.tv_nsec);
+	       st.st_atim.tv_nsec, (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
 	times[0].tv_nsec = 1000000000;
 	printf("utimensat bad nsec: %s\n",
 	       res(syscall(SYS_utimensat, dfd, "a", times, 0)));
@@ -412,8 +409,7 @@ static void test_files(void)
 	printf("fstatfs: %s\n", res(fstatfs(fd, &sf2)));
 	printf("f_type same: %d\n", sf1.f_type == sf2.f_type);
 	printf("statfs missing: %s\n", res(statfs(d, &sf1)));
-	printf("statfs fault: %s\n",
-	       res(syscall(SYS_statfs, a, (void *)8)));
+	printf("statfs fault: %s\n", res(syscall(SYS_statfs, a, (void *)8)));
 	printf("fstatfs bad fd: %s\n", res(fstatfs(999, &sf2)));
 
 	printf("fsync: %s\n", res(fsync(fd)));
