@@ -424,6 +424,20 @@ static void test_files(void)
 	printf("fadvise bad fd: %s\n",
 	       res(syscall(SYS_fadvise64, 999, 0, 0, POSIX_FADV_NORMAL)));
 
+	/* The calls on /dev/null, a device the monitor serves itself. */
+	e[0] = open("/dev/null", O_WRONLY);
+	printf("fsync /dev/null: %s\n", res(fsync(e[0])));
+	printf("ftruncate /dev/null: %s\n", res(ftruncate(e[0], 0)));
+	printf("fadvise /dev/null: %d\n",
+	       posix_fadvise(e[0], 0, 0, POSIX_FADV_SEQUENTIAL));
+	printf("fstatfs /dev/null: %s", res(fstatfs(e[0], &sf1)));
+	printf(" f_type as statfs's: %d\n",
+	       !statfs("/dev/null", &sf2) && sf1.f_type == sf2.f_type);
+	printf("futimens /dev/null omit: %s\n",
+	       res(futimens(e[0], (struct timespec[2]){ { 0, UTIME_OMIT },
+							 { 0, UTIME_OMIT } })));
+	close(e[0]);
+
 	/* close_range() on three descriptors in a row. */
 	e[0] = dup2(fd, 100);
 	e[1] = dup2(fd, 101);
