@@ -435,7 +435,7 @@ static void test_files(void)
 	       !statfs("/dev/null", &sf2) && sf1.f_type == sf2.f_type);
 	printf("futimens /dev/null omit: %s\n",
 	       res(futimens(e[0], (struct timespec[2]){ { 0, UTIME_OMIT },
-							 { 0, UTIME_OMIT } })));
+							{ 0, UTIME_OMIT } })));
 	close(e[0]);
 
 	/* close_range() on three descriptors in a row. */
