@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prog_res.h"
+
 /* include/uapi/linux/futex.h, which musl's headers lack. */
 #define FUTEX_WAIT 0
 #define FUTEX_WAKE 1
@@ -53,34 +55,7 @@ static const char *res(long ret)
 		snprintf(buf, sizeof(buf), "%ld", ret);
 		return buf;
 	}
-	switch (errno) {
-	case EINVAL:
-		return "EINVAL";
-	case EFAULT:
-		return "EFAULT";
-	case ENOENT:
-		return "ENOENT";
-	case EAGAIN:
-		return "EAGAIN";
-	case ETIMEDOUT:
-		return "ETIMEDOUT";
-	case EINTR:
-		return "EINTR";
-	case ENOSYS:
-		return "ENOSYS";
-	case EBADF:
-		return "EBADF";
-	case ENOTDIR:
-		return "ENOTDIR";
-	case EEXIST:
-		return "EEXIST";
-	case EPERM:
-		return "EPERM";
-	case ESRCH:
-		return "ESRCH";
-	}
-	snprintf(buf, sizeof(buf), "errno %d", errno);
-	return buf;
+	return errno_name(errno);
 }
 
 static long futex(void *uaddr, int op, uint32_t val, const void *ts,

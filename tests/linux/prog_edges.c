@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "prog_res.h"
+
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
 #endif
@@ -47,30 +49,7 @@ static const char *res(long ret)
 		snprintf(buf, sizeof(buf), "ok");
 		return buf;
 	}
-	switch (errno) {
-	case EINVAL:
-		return "EINVAL";
-	case EFAULT:
-		return "EFAULT";
-	case ENOMEM:
-		return "ENOMEM";
-	case EPERM:
-		return "EPERM";
-	case ESRCH:
-		return "ESRCH";
-	case EMFILE:
-		return "EMFILE";
-	case EBADF:
-		return "EBADF";
-	case ENOSYS:
-		return "ENOSYS";
-	case EOPNOTSUPP:
-		return "EOPNOTSUPP";
-	case ENODEV:
-		return "ENODEV";
-	}
-	snprintf(buf, sizeof(buf), "errno %d", errno);
-	return buf;
+	return errno_name(errno);
 }
 
 static long remap(void *old, long olen, long nlen, long flags, void *nad)
