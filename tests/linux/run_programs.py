@@ -16,6 +16,7 @@ usage: run_programs.py UARUN MODE [ARGS...]
                      --stats lists rewritten sites under --trap=rewrite
 Exit 77 (skipped) when a needed tool is missing.
 """
+import difflib
 import os
 import shutil
 import subprocess
@@ -90,8 +91,13 @@ def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False):
                   (name, b, f, t, end(want_rc), end(rc),
                    ', a call named as not implemented' if named else ''))
             if out != want_out:
-                print('  native stdout: %r' % want_out[:300])
-                print('  uarun  stdout: %r' % out[:300])
+                # The lines that differ, not a prefix that may not.
+                d = difflib.unified_diff(
+                    want_out.decode(errors='replace').splitlines(),
+                    out.decode(errors='replace').splitlines(),
+                    'native', 'uarun', lineterm='', n=1)
+                for line in list(d)[:40]:
+                    print('  ' + line)
             print('  uarun stderr: %r' % err[-500:])
         else:
             print('ok   %s [%s, %s, %s]: %s' % (name, b, f, t, end(rc)))
