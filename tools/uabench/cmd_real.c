@@ -135,7 +135,7 @@ static const char *first_exec(char *buf, size_t len, const char *const *cands,
  * uarun: $UABENCH_UARUN, else beside uabench in the build tree
  * (tools/uarun/uarun) or installed (bin/uarun), else PATH.
  */
-static const char *find_uarun(void)
+const char *bench_find_uarun(void)
 {
 	static char path[PATH_MAX];
 	char a[PATH_MAX], b[PATH_MAX];
@@ -193,21 +193,11 @@ out:
 	return dyn;
 }
 
-/* The program a case runs, or why there is none. */
-static const char *prog_path(const struct real_prog *p, char *buf, size_t len,
-			     char *why, size_t wlen)
+/* A static busybox on PATH, or why there is none. */
+const char *bench_find_busybox(char *buf, size_t len, char *why, size_t wlen)
 {
 	char tmp[PATH_MAX];
 
-	if (p->file) {
-		if (find_prog(p->file, buf, len))
-			return buf;
-		snprintf(why, wlen,
-			 "uabench-%s not found in %s/progs or %s "
-			 "(built with uabench when %s is installed)",
-			 p->file, self_dir(), UABENCH_LIBEXECDIR, p->cc);
-		return NULL;
-	}
 	if (!bench_find_on_path("busybox", tmp, sizeof(tmp))) {
 		snprintf(why, wlen,
 			 "busybox not installed (Debian's "
@@ -225,6 +215,22 @@ static const char *prog_path(const struct real_prog *p, char *buf, size_t len,
 	return buf;
 }
 
+/* The program a case runs, or why there is none. */
+static const char *prog_path(const struct real_prog *p, char *buf, size_t len,
+			     char *why, size_t wlen)
+{
+	if (p->file) {
+		if (find_prog(p->file, buf, len))
+			return buf;
+		snprintf(why, wlen,
+			 "uabench-%s not found in %s/progs or %s "
+			 "(built with uabench when %s is installed)",
+			 p->file, self_dir(), UABENCH_LIBEXECDIR, p->cc);
+		return NULL;
+	}
+	return bench_find_busybox(buf, len, why, wlen);
+}
+
 struct real_result {
 	int status;	     /* wait4's */
 	double cpu_ns;	     /* the child's user + system time */
@@ -233,7 +239,7 @@ struct real_result {
 };
 
 /* "protection switches   670" and the like, from uarun --stats. */
-static void parse_stats(char *text, struct real_result *r)
+void bench_uarun_stats(char *text, struct ua_stats *st)
 {
 	static const struct {
 		const char *key;
@@ -256,7 +262,7 @@ static void parse_stats(char *text, struct real_result *r)
 				continue;
 			v = strtoull(l + n, &end, 10);
 			if (*end == 0)
-				*(uint64_t *)((char *)&r->st + keys[k].off) = v;
+				*(uint64_t *)((char *)st + keys[k].off) = v;
 		}
 	}
 }
@@ -354,7 +360,7 @@ static int run_child(const struct real_cfg *c, uint64_t n,
 	snprintf(r->first_err, sizeof(r->first_err), "%.*s",
 		 (int)strcspn(err, "\n"), err);
 	if (c->uarun)
-		parse_stats(err, r);
+		bench_uarun_stats(err, &r->st);
 	return 0;
 }
 
@@ -705,7 +711,7 @@ static int run_trap(struct bench_ctx *ctx, struct bench_doc *doc,
 static int real_run(struct bench_ctx *ctx, struct bench_doc *doc,
 		    const enum real_kind *kinds, int nprogs)
 {
-	const char *uarun = find_uarun();
+	const char *uarun = bench_find_uarun();
 	/* The configurations point at these until the document is done. */
 	static char path[2][PATH_MAX];
 

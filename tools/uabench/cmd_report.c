@@ -10,7 +10,7 @@
 
 #include "uabench.h"
 
-#define MAX_DOCS 16
+#define MAX_DOCS 24
 
 static void report_defaults(struct bench_opts *o, bool in_report, bool quick)
 {

@@ -62,6 +62,28 @@ const struct bench_target bench_targets[] = {
 	  "busybox dd zero->null bs=512 under uarun vs native (rewrite, "
 	  "none, block)",
 	  ">= 2x faster; sud reported", 2, NULL, false },
+	/*
+	 * Whole programs whose work reaches the host (cmd_real_work.c):
+	 * uarun with its default trap against the native run.
+	 */
+	{ "real_find",
+	  "busybox find over /usr/share under uarun (default trap) vs native",
+	  ">= 0.9x native; sud informative", 0.9, NULL, false },
+	{ "real_tar",
+	  "busybox tar cf - /usr/include > /dev/null under uarun (default "
+	  "trap) vs native",
+	  ">= 0.9x native; sud informative", 0.9, NULL, false },
+	{ "real_sha256",
+	  "busybox sha256sum of 2000 files of 1-8 KiB under uarun (default "
+	  "trap) vs native",
+	  ">= 0.9x native; sud informative", 0.9, NULL, false },
+	/* Compute-bound: what is left is the cost of the trap's set-up. */
+	{ "real_gzip",
+	  "busybox gzip -c of 20 MiB under uarun (default trap) vs native",
+	  ">= 0.98x native; sud informative", 0.98, NULL, false },
+	{ "real_spawn",
+	  "busybox sh loop of 1000 external commands under uarun vs native",
+	  "reported (needs fork and exec)", 0, NULL, false },
 	{ "trap_rewrite_vs_native",
 	  "syscall at a rewritten site (getppid, none) vs native getppid",
 	  ">= 5x faster", 5, NULL, false },

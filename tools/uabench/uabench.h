@@ -130,6 +130,11 @@ extern const struct bench_cmd bench_cmd_compilers;
 extern const struct bench_cmd bench_cmd_real_getppid;
 extern const struct bench_cmd bench_cmd_real_signal1;
 extern const struct bench_cmd bench_cmd_real_dd;
+extern const struct bench_cmd bench_cmd_real_find;
+extern const struct bench_cmd bench_cmd_real_tar;
+extern const struct bench_cmd bench_cmd_real_sha256;
+extern const struct bench_cmd bench_cmd_real_gzip;
+extern const struct bench_cmd bench_cmd_real_spawn;
 extern const struct bench_cmd bench_cmd_report;
 extern const struct bench_cmd bench_cmd_floors;
 
@@ -440,6 +445,16 @@ int bench_plot_real(FILE *gp, const char *dir, struct bench_doc *const *docs,
 		    int ndocs);
 int bench_plot(const char *dir, const char *gnuplot,
 	       struct bench_doc *const *docs, int ndocs, int *nplots);
+
+/*
+ * cmd_real.c, for cmd_real_work.c: uarun ($UABENCH_UARUN, beside
+ * uabench, PATH; NULL: none), and a static busybox on PATH (NULL and the
+ * reason in @why when there is none).
+ */
+const char *bench_find_uarun(void);
+const char *bench_find_busybox(char *buf, size_t len, char *why, size_t wlen);
+/* The counts of uarun --stats found in @text (which it cuts up) into @st. */
+void bench_uarun_stats(char *text, struct ua_stats *st);
 
 /* main.c */
 int bench_usage_error(const struct bench_cmd *cmd, const char *fmt, ...)
