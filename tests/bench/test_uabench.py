@@ -827,6 +827,79 @@ class Json(unittest.TestCase):
             self.assertEqual(per_op[("sud", "block_" + b)],
                              per_op[("sud", "per_access_" + b)])
 
+    def test_real_work(self):
+        """The whole-program workloads, small (--quick), two pairs each:
+        the rows, the check of their output, the counts of one run, the
+        targets, and the temporary input gone afterwards."""
+        want = {"real_find": ("find", "real_find", True),
+                "real_tar": ("tar", "real_tar", True),
+                "real_sha256": ("sha256", "real_sha256", True),
+                "real_gzip": ("gzip", "real_gzip", True),
+                "real_spawn": ("spawn", "real_spawn", False)}
+        for sub, (group, target, judged) in want.items():
+            with self.subTest(sub=sub), tempfile.TemporaryDirectory() as tmp:
+                env = dict(os.environ, TMPDIR=tmp)
+                doc = self.json_of_env(env, sub, "--quick", "-r", "2")
+                self.assertEqual(os.listdir(tmp), [])
+                self.check_real_work(doc, group, target, judged)
+
+    def check_real_work(self, doc, group, target, judged):
+        self.assertTrue(doc["params"]["quick"])
+        (case,) = doc["cases"]
+        self.assertEqual(case["group"], group)
+        self.assertEqual(case["reference"], "native")
+        ms = {m["method"]: m for m in case["methods"]}
+        self.assertEqual([m["method"] for m in case["methods"]],
+                         ["native", "uarun", "uarun_sud"])
+        ex = doc["extra"]
+        self.assertEqual(ex["baseline"], "busybox true")
+        self.assertIn("busybox", ex["command"])
+        cfg = {c["name"]: c for c in ex["configs"]}
+        self.assertEqual([cfg[n]["trap"] for n in ms],
+                         [None, "default", "sud"])
+        nat = cfg["native"]
+        if "busybox not installed" in (nat["unavailable_reason"] or ""):
+            for m in ms.values():
+                self.assertFalse(m["available"])
+            return
+        self.assertTrue(nat["output_same"])
+        ran = [n for n in ("uarun", "uarun_sud") if ms[n]["available"]]
+        for n in ("uarun", "uarun_sud"):
+            if n in ran:
+                # It printed what the native run printed.
+                self.assertTrue(cfg[n]["output_same"])
+                self.assertEqual(cfg[n]["output_bytes"],
+                                 nat["output_bytes"])
+                m = ms[n]
+                self.assertEqual(m["counts"]["ops"], 1)
+                self.assertEqual(m["reps"], 2)
+                self.assertEqual(len(m["samples_ns"]), 2)
+                self.assertGreater(m["counts"]["switches"], 0)
+                self.assertGreater(cfg[n]["wall_ns_median"], 0)
+            else:
+                # Why not, in uarun's words where it ran and failed.
+                self.assertRegex(ms[n]["unavailable_reason"],
+                                 "fails under uarun|differs|uarun not "
+                                 "found|cannot start")
+        if ran:
+            self.assertTrue(ms["native"]["available"])
+            self.assertEqual(ms["native"]["counts"]["switches"], 0)
+        else:
+            self.assertIn("not timed", ms["native"]["unavailable_reason"])
+        st = {r["method"]: r for r in doc["ratios"]}
+        self.assertEqual(sorted(st), ["uarun", "uarun_sud"])
+        self.assertEqual(st["uarun"]["target"], target)
+        self.assertEqual((st["uarun_sud"]["target"],
+                          st["uarun_sud"]["status"]),
+                         (None, "informative"))
+        if "uarun" not in ran:
+            self.assertEqual(st["uarun"]["status"], "not run")
+        elif judged:
+            self.assertIn(st["uarun"]["status"], ("met", "not met"))
+        else:
+            self.assertEqual(st["uarun"]["status"], "reported")
+        self.assertEqual([t["key"] for t in doc["targets"]], [target])
+
     def test_pkey_request(self):
         r = run("usercopy", "-n", "16", "-r", "1", "--max-size", "1",
                 "--protect", "none", "--json")
@@ -861,7 +934,9 @@ class Report(unittest.TestCase):
                              ["usercopy", "zero", "nofault", "signal1",
                               "raise", "null_syscall", "fault", "async",
                               "compilers", "real_getppid", "real_signal1",
-                              "real_dd", "floors"])
+                              "real_dd", "real_find", "real_tar",
+                              "real_sha256", "real_gzip", "real_spawn",
+                              "floors"])
             st = {t["key"]: t["status"] for t in saved["targets"]}
             self.assertNotIn("pending", st.values())
             self.assertEqual(st["sig_switches_block"], "met")
@@ -917,6 +992,12 @@ class Report(unittest.TestCase):
             self.assertIn("signal1 raise loop, uarun rewrite (block) vs "
                           "native", r.stdout)
             self.assertIn("[clang-19", r.stdout)
+            # The whole-program rows, -n 16 notwithstanding: each a run.
+            for what in ("find /usr/include -name '*.h', uarun vs native",
+                         "gzip -c of 2 MiB of text, uarun vs native",
+                         "sh loop of 100 external commands, uarun vs "
+                         "native"):
+                self.assertIn(what, r.stdout)
             self.assertNotIn("pending", r.stdout)
             self.assertIn("wrote bench-report/", r.stdout)
             self.assertTrue(os.path.isfile(
@@ -992,6 +1073,11 @@ BAD = [
     ["real_getppid", "-s", "1"],
     ["real_dd", "--protect", "bogus"],
     ["real_signal1", "extra"],
+    ["real_find", "--protect", "none"],
+    ["real_tar", "-n", "0"],
+    ["real_sha256", "-t", "2"],
+    ["real_gzip", "extra"],
+    ["real_spawn", "--no-insns"],
 ]
 
 
@@ -1011,7 +1097,8 @@ class Usage(unittest.TestCase):
         for name in ("usercopy", "zero", "nofault", "signal1", "raise",
                      "null_syscall", "trap", "fault", "async", "report",
                      "compilers", "real_getppid", "real_signal1",
-                     "real_dd"):
+                     "real_dd", "real_find", "real_tar", "real_sha256",
+                     "real_gzip", "real_spawn"):
             self.assertIn(name, r.stdout)
         self.assertNotIn("_count", r.stdout)
         r = run("usercopy", "--help")

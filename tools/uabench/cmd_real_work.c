@@ -924,7 +924,9 @@ static int run_spawn(struct bench_ctx *ctx, struct bench_doc *doc)
  */
 static void work_defaults(struct bench_opts *o, bool in_report, bool quick)
 {
-	(void)in_report;
+	/* report's -n counts the loops' operations: a run here is one. */
+	if (in_report)
+		o->count = 0;
 	quick |= o->quick;
 	if (!o->reps)
 		o->reps = quick ? 3 : 5;
