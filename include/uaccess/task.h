@@ -40,10 +40,13 @@ enum ua_frame_mode {
 
 /** enum ua_trap - how a guest's own `syscall` instructions reach the monitor */
 enum ua_trap {
-	UA_TRAP_DEFAULT = 0, /* UA_TRAP from the environment, else sud */
+	UA_TRAP_DEFAULT = 0, /* UA_TRAP from the environment, else patch */
 	UA_TRAP_SUD,         /* Syscall User Dispatch: exact, one host signal */
 	UA_TRAP_REWRITE,     /* trapped sites become calls into a page-0
 			      * trampoline (needs page 0; doc/uarun.md) */
+	UA_TRAP_PATCH,       /* Syscall User Dispatch, and the instruction
+			      * before a trapped site becomes a jump to a
+			      * trampoline in the space (doc/uarun.md) */
 };
 
 /**
@@ -56,8 +59,11 @@ enum ua_trap {
  *	the monitor like ua__syscall(), with the Linux register convention
  *	(rax number; rdi rsi rdx r10 r8 r9), and is served by the Linux
  *	syscall table (see uaccess/linux.h).  ua_task_exec() always sets it.
- * @trap: the mechanism; UA_TRAP_DEFAULT reads UA_TRAP ("sud" or
- *	"rewrite") and falls back to sud
+ * @trap: the mechanism; UA_TRAP_DEFAULT reads UA_TRAP ("sud", "patch"
+ *	or "rewrite") and falls back to patch.  Patching needs what only a
+ *	loaded program has (its code sections, trampoline pages: see
+ *	ua_task_exec()); a task of ua_task_create() runs the monitor's own
+ *	code and so traps every syscall through sud under patch.
  */
 struct ua_task_opts {
 	size_t stack_size;

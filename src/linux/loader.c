@@ -377,6 +377,48 @@ void ua__lx_free(struct ua_task *t)
 	t->lx = NULL;
 }
 
+/*
+ * The program's code sections, for the patch trap (trap_patch.c): it
+ * patches only sites a linear sweep of one of them finds, and a sweep
+ * is exact only from the start of real code, which the section headers
+ * name (a segment also holds headers and data).  A file without them
+ * keeps every site on sud.  The trampolines' pages are reserved right
+ * after the program, where the heap would otherwise start.
+ */
+#define LX_MAX_SHNUM 4096
+
+static void code_sections(struct ua_task *t, const struct elf_image *im,
+			  uintptr_t area)
+{
+	const Elf64_Ehdr *eh = &im->eh;
+	Elf64_Shdr *sh;
+	size_t n = eh->e_shnum;
+
+	ua__patch_set_area(t, area, UA_PATCH_AREA_SIZE);
+	if (!n || n > LX_MAX_SHNUM || eh->e_shentsize != sizeof(*sh) ||
+	    eh->e_shoff > (uint64_t)im->size ||
+	    n * sizeof(*sh) > (uint64_t)im->size - eh->e_shoff)
+		return;
+	sh = malloc(n * sizeof(*sh));
+	if (!sh)
+		return;
+	if (!read_full(im->fd, sh, n * sizeof(*sh), (off_t)eh->e_shoff)) {
+		for (size_t i = 0; i < n; i++) {
+			const Elf64_Shdr *s = &sh[i];
+			uint64_t want = SHF_ALLOC | SHF_EXECINSTR;
+
+			if (s->sh_type != SHT_PROGBITS ||
+			    (s->sh_flags & want) != want || !s->sh_size ||
+			    s->sh_addr < im->lo ||
+			    s->sh_addr + s->sh_size > im->hi)
+				continue;
+			ua__patch_add_code(t, s->sh_addr + im->bias,
+					   s->sh_size);
+		}
+	}
+	free(sh);
+}
+
 /* Never runs: the registers are set to the program's entry instead. */
 static void no_entry(void *arg)
 {
@@ -414,10 +456,17 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 	 */
 	prev = ua_space_use(sp);
 	struct ua_task tmp = { .sp = sp, .lx = p };
+	uintptr_t area = 0;
 
+	/* A PIE's bias is known once its segments are placed. */
 	err = map_segments(&tmp, &im, path);
 	if (!err)
-		err = ua__lx_brk_init(&tmp, im.hi + im.bias);
+		area = ua__page_up(im.hi + im.bias);
+	if (!err && !ua_map(sp, (void *)area, UA_PATCH_AREA_SIZE, PROT_NONE))
+		err = refuse(&im, path, "no room after the program in the "
+				       "space", ENOMEM);
+	if (!err)
+		err = ua__lx_brk_init(&tmp, area + UA_PATCH_AREA_SIZE);
 	if (err) {
 		ua_space_use(prev);
 		free(p->iobuf);
@@ -436,6 +485,7 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 	t->lx_free = ua__lx_free;
 	t->own_fs = true;
 	t->tb.guest_fs = 0;
+	code_sections(t, &im, area);
 	err = build_stack(t, &im, path, argv, envp);
 	ua_space_use(prev);
 	if (err) {

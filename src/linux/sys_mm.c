@@ -83,6 +83,7 @@ static long do_map(struct ua_task *t, uintptr_t addr, size_t len, int prot,
 	if (flags & MAP_FIXED) {
 		if (!page_aligned(addr) || !in_space(sp, addr, len))
 			return -ENOMEM;
+		ua__patch_forget(t, addr, len);
 		ua_unmap(sp, (void *)addr, len);
 		p = ua_map(sp, (void *)addr, len, prot);
 	} else if (addr && page_aligned(addr) && in_space(sp, addr, len)) {
@@ -167,6 +168,7 @@ static long sys_munmap(struct ua_task *t, struct ua_pt_regs *r)
 	len = ua__page_up(len);
 	if (!in_space(t->sp, addr, len))
 		return -EINVAL;
+	ua__patch_forget(t, addr, len);
 	return ua_unmap(t->sp, (void *)addr, len);
 }
 
@@ -185,6 +187,9 @@ static long sys_mprotect(struct ua_task *t, struct ua_pt_regs *r)
 	len = ua__page_up(len);
 	if (!in_space(t->sp, addr, len))
 		return -ENOMEM;
+	/* Code made writable may change: the patch trap sweeps it again. */
+	if (prot & PROT_WRITE)
+		ua__patch_forget(t, addr, len);
 	ret = ua_mprotect(t->sp, (void *)addr, len, prot);
 	return ret == -ERANGE ? -ENOMEM : ret;
 }
@@ -403,6 +408,9 @@ static long sys_mremap(struct ua_task *t, struct ua_pt_regs *r)
 	rm.new_len = ua__page_up(rm.new_len);
 	if (!find_vma(t, &rm))
 		return -EFAULT;
+	ua__patch_forget(t, rm.addr, rm.old_len);
+	if (rm.flags & MREMAP_FIXED)
+		ua__patch_forget(t, rm.new_addr, rm.new_len);
 	if (rm.flags & (MREMAP_FIXED | MREMAP_DONTUNMAP))
 		return remap_to(t, &rm);
 	return remap_at(t, &rm);

@@ -305,33 +305,61 @@ void ua_linux_trace(struct ua_task *t, int fd)
 		lx_proc(t)->trace_fd = fd;
 }
 
-/* --trap=rewrite: the rewritten sites, by address. */
+static void print_site(int fd, const struct ua__rw_site *v, bool patch)
+{
+	const char *name = v->nr < LX_NR_MAX && table[v->nr] ?
+				   table[v->nr]->name :
+				   "?";
+	char line[200];
+	int len;
+
+	if (!patch || !v->why)
+		len = snprintf(line, sizeof(line),
+			       "  site %#-16llx %-16s %4llu %12lu trips\n",
+			       (unsigned long long)v->addr, name,
+			       (unsigned long long)v->nr, v->trips);
+	else
+		len = snprintf(line, sizeof(line),
+			       "  site %#-16llx %-16s %4llu %12lu traps: %s\n",
+			       (unsigned long long)v->addr, name,
+			       (unsigned long long)v->nr, v->trips,
+			       ua__patch_why_str(v->why));
+	write(fd, line, (size_t)len);
+}
+
+/*
+ * --trap=rewrite: the rewritten sites, by address; patch: the patched
+ * ones, then those that stayed on sud with the reason.
+ */
 static void print_sites(struct ua_task *t, int fd)
 {
-	size_t n = ua__rewrite_sites(t, NULL, 0);
+	size_t n = ua__rewrite_sites(t, NULL, 0), patched = 0;
+	bool patch = t->tb.mode == UA_TRAP_PATCH;
 	struct ua__rw_site *v;
 	char line[160];
 	int len;
 
-	if (t->tb.mode != UA_TRAP_REWRITE)
+	if (t->tb.mode != UA_TRAP_REWRITE && !patch)
 		return;
-	len = snprintf(line, sizeof(line), "%-24s %12zu\n",
-		       "rewritten sites", n);
-	write(fd, line, (size_t)len);
 	v = n ? calloc(n, sizeof(*v)) : NULL;
-	if (!v)
+	if (n && !v)
 		return;
 	n = ua__rewrite_sites(t, v, n);
-	for (size_t i = 0; i < n; i++) {
-		const char *name = v[i].nr < LX_NR_MAX && table[v[i].nr] ?
-					   table[v[i].nr]->name :
-					   "?";
-
-		len = snprintf(line, sizeof(line),
-			       "  site %#-16llx %-16s %4llu %12lu trips\n",
-			       (unsigned long long)v[i].addr, name,
-			       (unsigned long long)v[i].nr, v[i].trips);
+	for (size_t i = 0; i < n; i++)
+		patched += !v[i].why;
+	len = snprintf(line, sizeof(line), "%-24s %12zu\n",
+		       patch ? "patched sites" : "rewritten sites", patched);
+	write(fd, line, (size_t)len);
+	for (size_t i = 0; i < n; i++)
+		if (!v[i].why)
+			print_site(fd, &v[i], patch);
+	if (patch) {
+		len = snprintf(line, sizeof(line), "%-24s %12zu\n",
+			       "sites left on sud", n - patched);
 		write(fd, line, (size_t)len);
+		for (size_t i = 0; i < n; i++)
+			if (v[i].why)
+				print_site(fd, &v[i], patch);
 	}
 	free(v);
 }

@@ -637,6 +637,8 @@ _Noreturn void ua__guest_irq(struct ua_task *t)
 	ua__tsc_entry(t);
 	ua__pkru_entry(t);
 	ua_protect_lock(t->sp);
+	if (t->tb.mode == UA_TRAP_PATCH)
+		ua__patch_irq(t);
 	ua__return_to_guest(t);
 }
 
@@ -648,7 +650,7 @@ _Noreturn void ua__guest_fault(struct ua_task *t, const siginfo_t *fault)
 	ua__guest_task = NULL;
 	ua__tsc_entry(t);
 	ua_protect_lock(t->sp);
-	ua__rewrite_fault(t, info.si_signo);
+	ua__rewrite_fault(t, &info);
 	fix_segv_code(t, &info);
 	if (ua__task_hooks && ua__task_hooks->guest_fault &&
 	    ua__task_hooks->guest_fault(t, info.si_signo, &info))

@@ -39,9 +39,12 @@ struct ua_trap_block {
 	uint8_t sel;            /* Syscall User Dispatch selector */
 	uint8_t resume_monitor; /* a handler redirected into the monitor */
 	uint8_t mode;           /* enum ua_trap in force (trap_sud.c) */
-	/* Where the trampoline's tail jumps (trap_rewrite.c). */
+	/*
+	 * Where a trampoline jumps once GS found this block: the rewrite
+	 * tail (trap_rewrite.c) or a patched site's (trap_patch.c).
+	 */
 	void (*rw_entry)(void);
-	struct ua__rw_sites *rw; /* rewritten syscall sites, or NULL */
+	struct ua__rw_sites *rw; /* rewritten or patched sites, or NULL */
 	/* The running thread's ua_thread, for code that cannot read %fs. */
 	struct ua_thread *self;
 	/* The FS base the innermost signal entry interrupted (trap.S). */
@@ -134,6 +137,8 @@ struct ua_task {
 	uint32_t pkru, pkru_monitor;
 	/* PR_SET_TSC(PR_TSC_SIGSEGV): RDTSC faults in guest code. */
 	bool tsc_off;
+	/* The patch trap's code ranges and trampolines (trap_patch.c). */
+	struct ua__patch *patch;
 };
 
 /*
@@ -156,12 +161,58 @@ UA_HIDDEN uint64_t ua__guest_gs_get(const struct ua_task *t);
 UA_HIDDEN int ua__astack_get(bool required);
 UA_HIDDEN void ua__astack_put(void);
 UA_HIDDEN void ua__astack_set_tb(struct ua_trap_block *tb);
-/* trap_rewrite.c: one rewritten syscall site */
+/*
+ * trap_rewrite.c: one syscall site that trapped, under rewrite (0f 05
+ * became ff d0) or patch (the instruction before it became a jmp to a
+ * trampoline; why says why not, and trips then counts its traps).
+ */
 struct ua__rw_site {
-	uint64_t addr;        /* the site (0f 05 became ff d0) */
+	uint64_t addr;        /* the site: its `syscall` instruction */
 	uint64_t nr;          /* the syscall number of its first trap */
-	unsigned long trips;  /* calls through the rewritten site */
+	unsigned long trips;  /* calls through the site */
+	uint8_t why;          /* 0 patched, else enum ua__patch_why */
+	uint8_t len;          /* patch: the relocated instruction's bytes */
 };
+UA_HIDDEN struct ua__rw_site *ua__rw_site_get(struct ua_task *t,
+					      uint64_t addr, uint64_t nr,
+					      bool *is_new);
+/*
+ * trap_patch.c (the default trap mechanism): why a site that trapped
+ * stayed on Syscall User Dispatch.  The decoder's own reasons follow
+ * UA_PATCH_WHY_INSN (ua__insn_why()).
+ */
+enum ua__patch_why {
+	UA_PATCH_OK = 0,
+	UA_PATCH_WHY_NOT_CODE,   /* not in a code section of the program */
+	UA_PATCH_WHY_NOT_SWEPT,  /* not an instruction the sweep found */
+	UA_PATCH_WHY_NOT_EXEC,   /* its page is not executable */
+	UA_PATCH_WHY_CHANGED,    /* its bytes are not what the sweep saw */
+	UA_PATCH_WHY_PAGES,      /* the 5 bytes to patch cross a page */
+	UA_PATCH_WHY_FULL,       /* no trampoline slot left */
+	UA_PATCH_WHY_FAILED,     /* memory or a write failed */
+	UA_PATCH_WHY_INSN = 16,
+};
+UA_HIDDEN const char *ua__patch_why_str(unsigned int why);
+UA_HIDDEN void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r);
+/* A fault or trap stopped guest code in a trampoline: see trap_patch.c. */
+UA_HIDDEN void ua__patch_fault(struct ua_task *t, siginfo_t *info);
+UA_HIDDEN void ua__patch_irq(struct ua_task *t);
+UA_HIDDEN void ua__patch_free(struct ua_task *t);
+UA_HIDDEN void ua__patch_entry(void); /* trap.S */
+/*
+ * What the loader tells the patch trap: the program's code sections
+ * (only sites the sweep of one of them found are patched) and the pages
+ * in the space reserved for trampolines.  ua__patch_forget(): guest
+ * code in a range may have changed (mmap, mprotect, munmap over it).
+ */
+UA_HIDDEN int ua__patch_add_code(struct ua_task *t, uint64_t start,
+				 uint64_t len);
+UA_HIDDEN void ua__patch_set_area(struct ua_task *t, uint64_t start,
+				  uint64_t len);
+UA_HIDDEN void ua__patch_forget(struct ua_task *t, uint64_t start,
+				uint64_t len);
+/* Bytes of space the loader reserves for trampolines. */
+#define UA_PATCH_AREA_SIZE ((size_t)64 << 10)
 /* Up to max sites of t by address into out; returns how many t has. */
 UA_HIDDEN size_t ua__rewrite_sites(const struct ua_task *t,
 				   struct ua__rw_site *out, size_t max);
@@ -171,8 +222,12 @@ UA_HIDDEN void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r);
 UA_HIDDEN void ua__rewrite_trip(struct ua_task *t, uint64_t site);
 UA_HIDDEN bool ua__rewrite_fixup(struct ua_task *t, struct ua_pt_regs *r,
 				 bool at_site);
-/* A guest fault that was a rewritten site's syscall: runs it, or returns. */
-UA_HIDDEN void ua__rewrite_fault(struct ua_task *t, int sig);
+/*
+ * A guest fault on the way through a rewritten or patched site: runs the
+ * site's syscall, resumes the guest, or returns (info possibly adjusted).
+ */
+UA_HIDDEN void ua__rewrite_fault(struct ua_task *t, siginfo_t *info);
+UA_HIDDEN _Noreturn void ua__trap_dispatch(struct ua_task *t, bool rewritten);
 UA_HIDDEN void ua__rewrite_free(struct ua_task *t);
 UA_HIDDEN void ua__rewrite_entry(void); /* trap.S */
 UA_HIDDEN _Noreturn void ua__trap_syscall(struct ua_task *t);

@@ -292,13 +292,19 @@ static int sites_grow(struct ua__rw_sites *s)
 	return 0;
 }
 
-/* The entry of a site, added with number nr if new; NULL without memory. */
-static struct ua__rw_site *site_get(struct ua_task *t, uint64_t addr,
-					  uint64_t nr)
+/*
+ * The entry of a site, added with number nr if new (*is_new then, if
+ * is_new is not NULL); NULL without memory.
+ */
+struct ua__rw_site *ua__rw_site_get(struct ua_task *t, uint64_t addr,
+				    uint64_t nr, bool *is_new)
 {
 	struct ua__rw_sites *s = t->tb.rw;
 	struct ua__rw_site *e;
 	bool found;
+
+	if (is_new)
+		*is_new = false;
 
 	if (!s) {
 		s = calloc(1, sizeof(*s));
@@ -313,6 +319,8 @@ static struct ua__rw_site *site_get(struct ua_task *t, uint64_t addr,
 		e->addr = addr;
 		e->nr = nr;
 		s->n++;
+		if (is_new)
+			*is_new = true;
 	}
 	return e;
 }
@@ -360,7 +368,7 @@ void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r)
 	if (!patch(t, site))
 		return;
 	/* Without memory for the entry the site still works: not listed. */
-	site_get(t, site, nr);
+	ua__rw_site_get(t, site, nr, NULL);
 }
 
 /*
@@ -405,7 +413,8 @@ bool ua__rewrite_fixup(struct ua_task *t, struct ua_pt_regs *r, bool at_site)
 /* A call through a rewritten site: count it. */
 void ua__rewrite_trip(struct ua_task *t, uint64_t site)
 {
-	struct ua__rw_site *e = site_get(t, site, t->regs.orig_rax);
+	struct ua__rw_site *e = ua__rw_site_get(t, site, t->regs.orig_rax,
+						NULL);
 
 	if (e)
 		e->trips++;

@@ -87,22 +87,26 @@ static int trap_from_env(enum ua_trap *m)
 {
 	const char *v = getenv("UA_TRAP");
 
-	*m = UA_TRAP_SUD;
-	if (!v || !*v || !strcmp(v, "sud"))
+	*m = UA_TRAP_PATCH;
+	if (!v || !*v || !strcmp(v, "patch"))
 		return 0;
+	if (!strcmp(v, "sud")) {
+		*m = UA_TRAP_SUD;
+		return 0;
+	}
 	if (!strcmp(v, "rewrite")) {
 		*m = UA_TRAP_REWRITE;
 		return 0;
 	}
 	ua__write_str(2, "uaccess: UA_TRAP='");
 	ua__write_str(2, v);
-	ua__write_str(2, "' is not one of: sud, rewrite\n");
+	ua__write_str(2, "' is not one of: sud, patch, rewrite\n");
 	return -EINVAL;
 }
 
 /*
  * Can a task trap its syscalls as opts asks?  Sets *mode: 0 (no
- * trapping), UA_TRAP_SUD or UA_TRAP_REWRITE.  A mechanism that is not
+ * trapping), UA_TRAP_SUD, UA_TRAP_REWRITE or UA_TRAP_PATCH.  A mechanism that is not
  * available fails with the reason on stderr, never a silent fallback.
  */
 int ua__trap_check(const struct ua_task_opts *opts, uint8_t *mode)
@@ -113,7 +117,7 @@ int ua__trap_check(const struct ua_task_opts *opts, uint8_t *mode)
 	*mode = 0;
 	if (!opts || !opts->trap_syscalls)
 		return 0;
-	if ((unsigned)m > UA_TRAP_REWRITE)
+	if ((unsigned)m > UA_TRAP_PATCH)
 		return -EINVAL;
 	if (m == UA_TRAP_DEFAULT && (err = trap_from_env(&m)))
 		return err;
@@ -125,7 +129,10 @@ int ua__trap_check(const struct ua_task_opts *opts, uint8_t *mode)
 				 "syscalls\n");
 		return err;
 	}
-	/* rewrite finds each site by its first trap: it needs sud too. */
+	/*
+	 * rewrite and patch find each site by its first trap: they need
+	 * sud too.
+	 */
 	if (m == UA_TRAP_REWRITE && (err = ua__rewrite_setup()))
 		return err;
 	*mode = (uint8_t)m;
@@ -191,7 +198,7 @@ UA_HIDDEN void ua__sigsys_handler(int sig, siginfo_t *info, void *ucv)
 }
 
 /* A syscall entry, after the lock. */
-static _Noreturn void trap_dispatch(struct ua_task *t, bool rewritten)
+_Noreturn void ua__trap_dispatch(struct ua_task *t, bool rewritten)
 {
 	struct ua_pt_regs *r = &t->regs;
 	long ret;
@@ -200,6 +207,8 @@ static _Noreturn void trap_dispatch(struct ua_task *t, bool rewritten)
 		ua__rewrite_trip(t, r->rip - 2);
 	else if (t->tb.mode == UA_TRAP_REWRITE)
 		ua__rewrite_site(t, r);
+	else if (t->tb.mode == UA_TRAP_PATCH)
+		ua__patch_site(t, r);
 	t->trap_entry = true;
 	t->regs_replaced = false;
 	if (ua_unlikely(t->hook) && t->hook(t, r, t->hook_data)) {
@@ -233,21 +242,26 @@ static _Noreturn void trap_syscall(struct ua_task *t, bool rewritten)
 		ua__rewrite_regs(r);
 		rewritten = true;
 	}
-	trap_dispatch(t, rewritten);
+	ua__trap_dispatch(t, rewritten);
 }
 
 /*
  * From ua__guest_fault() (monitor mode, locked): a fault on the way
- * through a rewritten site is that site's syscall.  The fault's saved
- * context stays the task's (its FP state comes back at the exit).
+ * through a rewritten site is that site's syscall; one in a patched
+ * site's trampoline is trap_patch.c's.  The fault's saved context stays
+ * the task's (its FP state comes back at the exit).
  */
-void ua__rewrite_fault(struct ua_task *t, int sig)
+void ua__rewrite_fault(struct ua_task *t, siginfo_t *info)
 {
+	if (t->tb.mode == UA_TRAP_PATCH) {
+		ua__patch_fault(t, info);
+		return;
+	}
 	if (t->tb.mode != UA_TRAP_REWRITE ||
-	    !ua__rewrite_fixup(t, &t->regs, sig == SIGSEGV))
+	    !ua__rewrite_fixup(t, &t->regs, info->si_signo == SIGSEGV))
 		return;
 	ua__rewrite_regs(&t->regs);
-	trap_dispatch(t, true);
+	ua__trap_dispatch(t, true);
 }
 
 _Noreturn void ua__trap_syscall(struct ua_task *t)
@@ -270,6 +284,7 @@ UA_HIDDEN _Noreturn void ua__rewrite_syscall(struct ua_task *t)
 void ua__trap_free(struct ua_task *t)
 {
 	ua__rewrite_free(t);
+	ua__patch_free(t);
 }
 
 static pthread_once_t sigsys_once = PTHREAD_ONCE_INIT;
@@ -308,17 +323,23 @@ static int gs_write(uint64_t v)
 	return arch_prctl(ARCH_SET_GS, v) ? -errno : 0;
 }
 
+/* Do this task's trampolines find their trap block through GS? */
+static bool gs_finds_tb(const struct ua_task *t)
+{
+	return t->tb.mode == UA_TRAP_REWRITE || t->tb.mode == UA_TRAP_PATCH;
+}
+
 /*
  * What the GS base register holds for a guest whose own base is gs.  The
- * monitor never reads GS, with one exception: a rewritten site finds its
- * trap block through it (trap_rewrite.c), so under rewrite a guest that
- * has no GS base of its own (0, as a new Linux process) runs with the
- * block's address there, and one that sets its own makes each rewritten
- * site take the slower way in.
+ * monitor never reads GS, with one exception: a rewritten or patched
+ * site finds its trap block through it (trap_rewrite.c, trap_patch.c),
+ * so there a guest that has no GS base of its own (0, as a new Linux
+ * process) runs with the block's address there, and one that sets its
+ * own makes each such site take the slower way in (a host signal).
  */
 static uint64_t gs_register(const struct ua_task *t, uint64_t gs)
 {
-	if (!gs && t->tb.mode == UA_TRAP_REWRITE)
+	if (!gs && gs_finds_tb(t))
 		return (uint64_t)&t->tb;
 	return gs;
 }
@@ -366,7 +387,8 @@ int ua__trap_run_begin(struct ua_task *t)
 	t->tb.task = t;
 	t->tb.sel = UA_SUD_ALLOW;
 	t->tb.resume_monitor = 0;
-	t->tb.rw_entry = ua__rewrite_entry;
+	t->tb.rw_entry = t->tb.mode == UA_TRAP_PATCH ? ua__patch_entry :
+						       ua__rewrite_entry;
 	t->tb.self = &ua_self;
 	t->tb.entry_fs = fs;
 	t->tb.me = &t->tb;
@@ -375,7 +397,7 @@ int ua__trap_run_begin(struct ua_task *t)
 	__atomic_store_n(&ua__fs_switching, 1, __ATOMIC_RELAXED);
 	ua__astack_set_tb(&t->tb);
 	/* A loaded program starts as a new process does: GS base 0. */
-	if (t->own_fs || t->tb.mode == UA_TRAP_REWRITE) {
+	if (t->own_fs || gs_finds_tb(t)) {
 		err = gs_write(gs_register(t, t->own_fs ? 0 : t->saved_gs));
 		if (err)
 			goto fail;

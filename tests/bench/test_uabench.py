@@ -738,7 +738,7 @@ class Json(unittest.TestCase):
         bes = self.backends(doc)
         group = group or doc["cases"][0]["group"]
         cases = {c["label"]: c for c in doc["cases"] if c["group"] == group}
-        self.assertEqual(sorted(cases), ["rewrite", "sud"])
+        self.assertEqual(sorted(cases), ["patch", "rewrite", "sud"])
         want = ["native"] + [f + "_" + b
                              for f in ("block", "per_access")
                              for b in ("none", "mprotect", "pkey")]

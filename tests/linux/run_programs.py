@@ -42,8 +42,9 @@ def backends(uarun):
 
 
 def traps(uarun, probe):
-    """sud always; rewrite unless page 0 cannot be mapped here (then the
-    refusal is checked by mode_refuse, and the reason printed)."""
+    """sud and patch (the default) always; rewrite unless page 0 cannot
+    be mapped here (then the refusal is checked by mode_refuse, and the
+    reason printed)."""
     global _traps
     if _traps is None:
         r = subprocess.run([uarun, '--trap=rewrite'] + probe,
@@ -52,9 +53,9 @@ def traps(uarun, probe):
         if REFUSED_PAGE0 in r.stderr:
             print('rewrite: skipped (' + r.stderr.strip().splitlines()[0]
                   + ')')
-            _traps = ['sud']
+            _traps = ['sud', 'patch']
         else:
-            _traps = ['sud', 'rewrite']
+            _traps = ['sud', 'patch', 'rewrite']
     return _traps
 
 
@@ -68,11 +69,15 @@ def run(cmd, stdin, cwd, env):
     return r.stdout, r.returncode, r.stderr
 
 
-def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False):
+def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False,
+            expect=None):
     """quiet: the program makes only calls the table has or numbers that
-    are no syscall at all, so uarun must name none as not implemented."""
+    are no syscall at all, so uarun must name none as not implemented.
+    expect(trap, native): what uarun must print under a trap path whose
+    documented difference shows (the red zone under rewrite)."""
     env = dict(os.environ)
-    want_out, want_rc, _ = run(argv, stdin, cwd, env)
+    native_out, want_rc, _ = run(argv, stdin, cwd, env)
+    want_out = native_out
     # A part the program skips on this machine (prog_cpu without
     # FSGSBASE) is skipped under uarun too: say so, with its reason.
     for line in want_out.decode(errors='replace').splitlines():
@@ -85,6 +90,7 @@ def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False):
             argv
         out, rc, err = run(cmd, stdin, cwd, env)
         named = quiet and b'not implemented' in err
+        want_out = expect(t, native_out) if expect else native_out
         if out != want_out or rc != want_rc or named:
             failures += 1
             print('FAIL %s [%s, %s, %s]: native %s, uarun %s%s' %
@@ -120,7 +126,44 @@ def mode_programs(uarun, progs):
             for how in ['stack', 'fp']:
                 fails += compare(uarun, bks, name + ' badframe ' + how,
                                  [p, 'badframe', how])
-            fails += signal_at_rewritten_exit(uarun, name, p)
+            for t in ['rewrite', 'patch']:
+                fails += signal_at_site_exit(uarun, name, p, t)
+        if 'trap' in name:
+            fails += compare(uarun, bks, name + ' redzone', [p, 'redzone'],
+                             expect=redzone_expect)
+            fails += compare(uarun, bks, name + ' step', [p, 'step'])
+            fails += compare(uarun, bks, name + ' fault', [p, 'fault'])
+            fails += patched_here(uarun, name, p)
+    return fails
+
+
+def redzone_expect(trap, native):
+    """Under rewrite, `call *%rax` pushes its return address over the red
+    zone: the first run traps through sud, the next two are rewritten."""
+    if trap != 'rewrite':
+        return native
+    return native.replace(b'redzone 1: kept', b'redzone 1: lost') \
+        .replace(b'redzone 2: kept', b'redzone 2: lost')
+
+
+def patched_here(uarun, name, prog):
+    """prog_trap's sites are patched under the default trap, not left on
+    sud: each part's getpid site traps once and comes twice through its
+    trampoline."""
+    fails = 0
+    for part in ['redzone', 'step', 'fault']:
+        r = subprocess.run([uarun, '--stats', prog, part],
+                           capture_output=True, text=True, timeout=120)
+        s = sites(r.stderr.split('sites left on sud')[0])
+        trips = [t for _, nr, t in s.get('getpid', [])]
+        if r.returncode or 2 not in trips:
+            fails += 1
+            print('FAIL %s %s: getpid sites %r, rc %d, stderr %r' %
+                  (name, part, s.get('getpid'), r.returncode,
+                   r.stderr[-800:]))
+        else:
+            print('ok   %s %s: patched, getpid trips %r' %
+                  (name, part, trips))
     return fails
 
 
@@ -135,14 +178,14 @@ def sites(stats):
     return out
 
 
-def signal_at_rewritten_exit(uarun, name, prog):
-    """Three raise() calls under --trap=rewrite: the first traps through
-    sud and rewrites the kill site, the next two come through it, and
-    each handler runs at that syscall's exit (its output says the
-    handler ran before raise returned)."""
-    if 'rewrite' not in traps(uarun, [prog, 'raise']):
+def signal_at_site_exit(uarun, name, prog, trap):
+    """Three raise() calls under --trap=rewrite or patch: the first traps
+    through sud and rewrites or patches the kill site, the next two come
+    through it, and each handler runs at that syscall's exit (its output
+    says the handler ran before raise returned)."""
+    if trap not in traps(uarun, [prog, 'raise']):
         return 0
-    r = subprocess.run([uarun, '--trap=rewrite', '--stats', prog, 'raise'],
+    r = subprocess.run([uarun, '--trap=' + trap, '--stats', prog, 'raise'],
                        capture_output=True, text=True, timeout=120)
     want = ''.join('raise %d: hits=%d sig=10\n' % (i, i + 1)
                    for i in range(3))
@@ -152,12 +195,12 @@ def signal_at_rewritten_exit(uarun, name, prog):
                  if l.startswith('signals delivered')]
     if r.returncode or r.stdout != want or len(kill) != 1 or \
             kill[0][2] != 2 or delivered != [['signals', 'delivered', '3']]:
-        print('FAIL %s raise at a rewritten site: rc %d stdout %r sites %r '
-              'stderr %r' % (name, r.returncode, r.stdout, kill,
+        print('FAIL %s raise at a %s site: rc %d stdout %r sites %r '
+              'stderr %r' % (name, trap, r.returncode, r.stdout, kill,
                              r.stderr[-600:]))
         return 1
-    print('ok   %s raise at a rewritten site: %#x %d trips' %
-          (name, kill[0][0], kill[0][2]))
+    print('ok   %s raise at a %s site: %#x %d trips' %
+          (name, trap, kill[0][0], kill[0][2]))
     return 0
 
 
@@ -357,7 +400,44 @@ def mode_trace(uarun):
     if not fails:
         print('ok   trace: %s' % [l for l in r.stderr.splitlines()
                                   if l.startswith('write(')][0])
-    return fails + stats_sites(uarun, bb)
+    return fails + stats_sites(uarun, bb) + stats_patched(uarun, bb)
+
+
+def stats_patched(uarun, bb):
+    """--stats under the default trap lists the patched sites as it lists
+    rewritten ones (seq's write: trapped once, four calls through its
+    trampoline) and each site left on sud with its traps and reason."""
+    r = subprocess.run([uarun, '--stats', bb, 'sh', '-c',
+                        'for i in 1 2 3 4 5; do echo $i; done'],
+                       capture_output=True, text=True, timeout=60)
+    head, _, left = r.stderr.partition('sites left on sud')
+    s = sites(head)
+    count = [l.split()[-1] for l in head.splitlines()
+             if l.startswith('patched sites')]
+    listed = sum(len(v) for v in s.values())
+    left_lines = left.splitlines()
+    nleft = left_lines[0].split()[-1] if left_lines else None
+    reasons = [l for l in left_lines[1:] if l.startswith('  site ')]
+    fails = 0
+    if r.stdout != '1\n2\n3\n4\n5\n' or r.returncode:
+        fails += 1
+        print('FAIL stats patched: rc %d stdout %r' %
+              (r.returncode, r.stdout))
+    if count != [str(listed)] or not listed:
+        fails += 1
+        print('FAIL stats patched: count %r, %d listed' % (count, listed))
+    if [(nr, trips) for _, nr, trips in s.get('write', [])] != [(1, 4)]:
+        fails += 1
+        print('FAIL stats patched: write sites %r' % s.get('write'))
+    if nleft != str(len(reasons)) or \
+            any(' traps: ' not in l for l in reasons):
+        fails += 1
+        print('FAIL stats patched: sites left on sud %r: %r' %
+              (nleft, reasons))
+    if not fails:
+        print('ok   stats patched: %d sites, write %r, %s left on sud' %
+              (listed, s['write'], nleft))
+    return fails
 
 
 def stats_sites(uarun, bb):
@@ -388,9 +468,9 @@ def stats_sites(uarun, bb):
     if len(set(addrs)) != len(addrs):
         fails += 1
         print('FAIL stats sites: a site listed twice')
-    r2 = subprocess.run([uarun, '--stats', bb, 'true'], capture_output=True,
-                        text=True, timeout=60)
-    if 'rewritten sites' in r2.stderr:
+    r2 = subprocess.run([uarun, '--trap=sud', '--stats', bb, 'true'],
+                        capture_output=True, text=True, timeout=60)
+    if 'rewritten sites' in r2.stderr or 'patched sites' in r2.stderr:
         fails += 1
         print('FAIL stats sites: listed under sud')
     if not fails:

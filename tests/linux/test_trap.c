@@ -238,8 +238,29 @@ struct blob_run {
 	char stats[4096];
 };
 
-/* The blob from a copy in guest memory, in a task trapping with trap. */
+/*
+ * What the loader tells the patch trap of a program (src/linux/
+ * loader.c): its code, and room for trampolines.  Internal calls
+ * (src/task/task_internal.h): this test links the static library.
+ */
+int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len);
+void ua__patch_set_area(struct ua_task *t, uint64_t start, uint64_t len);
+
+/*
+ * The blob from a copy in guest memory, in a task trapping with trap;
+ * under patch, the copy is the program's code and area has room for
+ * its trampolines.
+ */
+static void blob_guest_at(enum ua_trap trap, struct blob_run *br,
+			  uint16_t *site_prev);
+
 static void blob_guest(enum ua_trap trap, struct blob_run *br)
+{
+	blob_guest_at(trap, br, NULL);
+}
+
+static void blob_guest_at(enum ua_trap trap, struct blob_run *br,
+			  uint16_t *site_prev)
 {
 	struct ua_task_opts o = { .trap_syscalls = true, .trap = trap };
 	struct ua_space *sp = space(), *prev;
@@ -257,8 +278,17 @@ static void blob_guest(enum ua_trap trap, struct blob_run *br)
 	cr_assert_eq(ua_mprotect(sp, code, 4096, PROT_READ | PROT_EXEC), 0);
 	t = ua_task_create(sp, (void (*)(void *))code, out, &o);
 	cr_assert_not_null(t, "%s", strerror(errno));
+	if (trap == UA_TRAP_PATCH) {
+		char *area = ua_map(sp, NULL, 65536, PROT_NONE);
+
+		cr_assert_not_null(area);
+		cr_assert_eq(ua__patch_add_code(t, (uint64_t)code, len), 0);
+		ua__patch_set_area(t, (uint64_t)area, 65536);
+	}
 	cr_assert_eq(ua_task_run(t), 0);
 	t_peek(br->out, out, sizeof(br->out));
+	if (site_prev)
+		t_peek(site_prev, code + (blob_site - blob_start) - 5, 2);
 	br->site_next = (uint64_t)(code + (blob_site - blob_start)) + 2;
 	t_peek(&br->site_after, code + (blob_site - blob_start), 2);
 	f = tmpfile();
@@ -322,6 +352,33 @@ Test(trap, rewritten_syscall_registers_match_sud_and_native)
 		 "  site %#-16llx %-16s %4d %12d trips\n",
 		 (unsigned long long)rw.site_next - 2, "getppid", 110, 2);
 	cr_assert_not_null(strstr(rw.stats, want), "%s", rw.stats);
+}
+
+/*
+ * Under patch the `movl $110, %eax` before the site becomes a jmp to a
+ * trampoline after the first trip; the syscall stays, and the registers
+ * are the kernel's at every trip.
+ */
+Test(trap, patched_syscall_registers_match_sud_and_native)
+{
+	uint64_t nat[TRIPS][WORDS], nat_next;
+	static struct blob_run sud, pt;
+	uint16_t prev = 0;
+	char want[160];
+
+	blob_native(nat, &nat_next);
+	blob_guest(UA_TRAP_SUD, &sud);
+	blob_guest_at(UA_TRAP_PATCH, &pt, &prev);
+	assert_like_native(&pt, nat, "patch");
+	cr_assert_eq(pt.site_after, 0x050f, "the syscall stays");
+	cr_assert_eq(prev & 0xff, 0xe9, "the mov is a jmp rel32 now");
+	for (int i = 0; i < TRIPS; i++)
+		cr_assert_arr_eq(pt.out[i], sud.out[i], sizeof(pt.out[i]));
+	snprintf(want, sizeof(want),
+		 "patched sites                       1\n"
+		 "  site %#-16llx %-16s %4d %12d trips\n",
+		 (unsigned long long)pt.site_next - 2, "getppid", 110, 2);
+	cr_assert_not_null(strstr(pt.stats, want), "%s", pt.stats);
 }
 
 /* Without trap_syscalls a raw syscall is the host's, as before. */

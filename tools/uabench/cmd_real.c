@@ -11,7 +11,7 @@
  *   real_dd       busybox dd if=/dev/zero of=/dev/null bs=512 count=N,
  *                 the benchmark of the kernel's set_fs removal
  *
- * A case is one trap path (sud, rewrite); its methods are the native run
+ * A case is one trap path (sud, patch, rewrite); its methods are the native run
  * (the reference) and uarun under each backend and frame mode.  An
  * operation is one iteration of the program's loop (one getppid, one
  * raise and its handler, one 512-byte block).  A timed run is a child
@@ -82,7 +82,9 @@ static bool takes_signals(const struct real_prog *p)
 	return p->kind == REAL_SIGNAL1 || p->kind == REAL_SIGNAL1_MUSL;
 }
 
-static const char *const trap_paths[] = { "sud", "rewrite" };
+/* patch is uarun's default and the judged one; rewrite is opt-in. */
+static const char *const trap_paths[] = { "sud", "patch", "rewrite" };
+#define NTRAPS 3
 static const char *const frame_names[] = { "block", "per-access" };
 
 /* One way of running the program: natively, or under one uarun setup. */
@@ -625,7 +627,7 @@ static int run_trap(struct bench_ctx *ctx, struct bench_doc *doc,
 {
 	/* The document keeps the reasons: they live as long as it does. */
 	struct real_cfg *cfgs = (struct real_cfg *)doc->priv +
-				(2 * slot + trap) * BENCH_MAX_METH;
+				(NTRAPS * slot + trap) * BENCH_MAX_METH;
 	struct bench_case c = {
 		.group = p->group,
 		.label = trap_paths[trap],
@@ -717,9 +719,9 @@ static int real_run(struct bench_ctx *ctx, struct bench_doc *doc,
 
 	if (nprogs > 2)
 		bench_die("real: %d programs in one subcommand", nprogs);
-	ctx->cases_total += 2 * nprogs;
+	ctx->cases_total += NTRAPS * nprogs;
 	/* Every case's configurations (run_trap), freed with the doc. */
-	doc->priv = calloc((size_t)(2 * nprogs * BENCH_MAX_METH),
+	doc->priv = calloc((size_t)(NTRAPS * nprogs * BENCH_MAX_METH),
 			   sizeof(struct real_cfg));
 	if (!doc->priv)
 		bench_die("out of memory");
@@ -739,7 +741,7 @@ static int real_run(struct bench_ctx *ctx, struct bench_doc *doc,
 
 		if (prog)
 			bench_doc_note(doc, "program: %s", prog);
-		for (int t = 0; t < 2; t++)
+		for (int t = 0; t < NTRAPS; t++)
 			run_trap(ctx, doc, p, i, t, prog, why, uarun);
 	}
 	return 0;
@@ -779,7 +781,7 @@ static int run_dd(struct bench_ctx *ctx, struct bench_doc *doc)
 
 const struct bench_cmd bench_cmd_real_getppid = {
 	.name = "real_getppid",
-	.summary = "static getppid loop: native vs uarun (sud, rewrite)",
+	.summary = "static getppid loop: native vs uarun (sud, patch, rewrite)",
 	.usage = REAL_USAGE,
 	.opts = BOPT_PROTECT,
 	.defaults = real_defaults,

@@ -52,15 +52,16 @@ const struct bench_target bench_targets[] = {
 	  "trapped syscall of an unmodified program (getppid), sud vs native",
 	  "reported (one host signal per call)", 0, NULL, false },
 	{ "real_getppid",
-	  "static getppid loop under uarun vs native (rewrite, none, block)",
+	  "static getppid loop under uarun vs native (default trap: "
+	  "patch, none, block)",
 	  ">= 5x faster; sud reported", 5, NULL, false },
 	{ "real_signal1",
-	  "will-it-scale signal1 program under uarun vs native (rewrite, "
-	  "none, block)",
+	  "will-it-scale signal1 program under uarun vs native (default "
+	  "trap: patch, none, block)",
 	  ">= 3x faster; sud reported", 3, NULL, false },
 	{ "real_dd",
-	  "busybox dd zero->null bs=512 under uarun vs native (rewrite, "
-	  "none, block)",
+	  "busybox dd zero->null bs=512 under uarun vs native (default "
+	  "trap: patch, none, block)",
 	  ">= 2x faster; sud reported", 2, NULL, false },
 	/*
 	 * Whole programs whose work reaches the host (cmd_real_work.c):

@@ -27,7 +27,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: uarun [--protect=none|mprotect|pkey] "
 		"[--frames=block|per-access]\n"
-		"             [--trap=sud|rewrite] [--stats] [--trace] "
+		"             [--trap=patch|sud|rewrite] [--stats] [--trace] "
 		"PROGRAM [ARG...]\n"
 		"\n"
 		"Runs a static (or static-pie) Linux x86-64 PROGRAM in a guest "
@@ -40,8 +40,11 @@ static void usage(FILE *f)
 		"  --frames=F   signal frame mode (default: UA_FRAME_MODE, "
 		"else block)\n"
 		"  --trap=T     syscall trap mechanism (default: UA_TRAP, else "
-		"sud); rewrite\n               turns trapped sites into calls "
-		"to a page-0 trampoline\n"
+		"patch): patch\n               makes a trapped site jump to "
+		"a trampoline, sud traps\n               every syscall, "
+		"rewrite turns trapped sites into calls to a\n"
+		"               page-0 trampoline (uses the red zone; needs "
+		"page 0)\n"
 		"  --trace      print each syscall on stderr, strace-style\n"
 		"  --stats      print syscalls by name, signals, protection "
 		"switches,\n               windows and fixups on stderr at "
@@ -149,6 +152,8 @@ int main(int argc, char **argv)
 		case 't':
 			if (!strcmp(optarg, "sud"))
 				to.trap = UA_TRAP_SUD;
+			else if (!strcmp(optarg, "patch"))
+				to.trap = UA_TRAP_PATCH;
 			else if (!strcmp(optarg, "rewrite"))
 				to.trap = UA_TRAP_REWRITE;
 			else

@@ -320,10 +320,22 @@ ua__sud_entry:
 	.globl	ua__rewrite_entry
 	.hidden	ua__rewrite_entry
 	.type	ua__rewrite_entry, @function
+	.globl	ua__patch_entry
+	.hidden	ua__patch_entry
+	.type	ua__patch_entry, @function
 	.p2align 4
 ua__rewrite_entry:
 	.cfi_startproc
 	.cfi_undefined rip
+	popq	%rcx				/* the return address */
+/*
+ * A patched site (trap_patch.c): the guest jumped to the site's
+ * trampoline, which ran the instruction the jump replaced, found the
+ * block through GS and jumped here with it in R11 and the address after
+ * the site's `syscall` in RCX.  Nothing was pushed: RSP is the guest's.
+ * From here on the two entries are one.
+ */
+ua__patch_entry:
 	movq	TB_TASK(%r11), %r11
 	movq	%r15, R15(%r11)
 	movq	%r14, R14(%r11)
@@ -338,7 +350,6 @@ ua__rewrite_entry:
 	movq	%rdx, RDX(%r11)
 	movq	%rsi, RSI(%r11)
 	movq	%rdi, RDI(%r11)
-	popq	%rcx				/* the return address */
 	movq	%rsp, RSP(%r11)			/* the guest's RSP before the call */
 	movq	MON_RSP(%r11), %rsp
 	movq	%rcx, RIP(%r11)
@@ -380,5 +391,6 @@ ua__rewrite_entry:
 	ud2
 	.cfi_endproc
 	.size	ua__rewrite_entry, . - ua__rewrite_entry
+	.size	ua__patch_entry, . - ua__patch_entry
 
 	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An x86-64 instruction length decoder, and a linear sweep of a code
+ * section with it: what the patch trap (src/task/trap_patch.c) needs to
+ * know about the instruction before a `syscall`.  It decodes lengths and
+ * the properties that decide whether an instruction may run elsewhere;
+ * it does not disassemble.  64-bit mode only.
+ */
+#ifndef UA_ARCH_X86_64_INSN_H
+#define UA_ARCH_X86_64_INSN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define UA_INSN_MAX 15
+
+/*
+ * What the decoder says of one instruction.  relocatable: it behaves the
+ * same at any address (no RIP-relative operand, no branch, no call, no
+ * return, no syscall, interrupt or trap).  syscall: it is `0f 05`.
+ */
+struct ua__insn {
+	int len;
+	bool relocatable;
+	bool syscall;
+	bool rip_rel; /* a RIP-relative memory operand */
+	bool branch;  /* a branch, call or return */
+	bool sys;     /* a syscall, an interrupt or a trap */
+};
+
+/*
+ * One `syscall` the sweep found.  len: the length of the instruction
+ * right before it if that one may be moved into a trampoline (at least
+ * 5 bytes and relocatable), else 0 and why says why not (ua__insn_why()).
+ */
+struct ua__insn_site {
+	uint64_t sys;
+	uint8_t len;
+	uint8_t why;
+};
+
+enum ua__insn_why {
+	UA_INSN_OK = 0,
+	UA_INSN_WHY_FIRST,    /* nothing decoded before it */
+	UA_INSN_WHY_SHORT,    /* the instruction before is under 5 bytes */
+	UA_INSN_WHY_RIP_REL,  /* ... has a RIP-relative operand */
+	UA_INSN_WHY_BRANCH,   /* ... is a branch, call or return */
+	UA_INSN_WHY_SYSCALL,  /* ... is itself a syscall or interrupt */
+	UA_INSN_WHY_UNSYNCED, /* after bytes the decoder did not know */
+	UA_INSN_WHY_NR,
+};
+
+struct ua__sweep_stats {
+	size_t insns;	 /* instructions decoded */
+	size_t failures; /* bytes skipped as undecodable */
+};
+
+/**
+ * ua__insn_decode() - decode the length of one instruction
+ * @p: its first byte
+ * @avail: bytes readable at @p
+ * @out: what is known of it
+ *
+ * Return: its length (1..15), or -1 for bytes that are not a valid
+ * 64-bit instruction this decoder knows, or run past @avail.
+ */
+int ua__insn_decode(const uint8_t *p, size_t avail, struct ua__insn *out);
+
+/**
+ * ua__insn_sweep() - find the syscall instructions of a code section
+ * @code: the section's bytes
+ * @size: their number
+ * @vaddr: the address of @code[0] in the program
+ * @out: the sites found, by address
+ * @max: room in @out
+ * @st: counts, or NULL
+ *
+ * Decodes @code linearly from its start, as compilers lay code out.  A
+ * byte it cannot decode is skipped, and sites are not trusted again
+ * until the sweep reaches a 16-byte boundary after an unconditional
+ * transfer or padding (where functions start).
+ *
+ * Return: the number of sites; only the first @max are stored.
+ */
+size_t ua__insn_sweep(const uint8_t *code, size_t size, uint64_t vaddr,
+		      struct ua__insn_site *out, size_t max,
+		      struct ua__sweep_stats *st);
+
+/* A site's why, in words. */
+const char *ua__insn_why(int why);
+
+#endif

@@ -1,0 +1,505 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The patch trap path, the default: a guest runs under Syscall User
+ * Dispatch as with sud; after a syscall site's first trap, the one
+ * instruction before its `syscall` (at least 5 bytes, and one that runs
+ * the same anywhere: `mov $nr, %eax` in most libcs) becomes a 5-byte
+ * `jmp rel32` to a trampoline slot in the space.  The slot runs a copy
+ * of that instruction, finds the trap block through GS (checked, as the
+ * rewrite tail does) and jumps to ua__patch_entry (trap.S) with RCX the
+ * address after the `syscall`: the same entry, fast path and exit as a
+ * rewritten site, without the return address `call *%rax` pushes into
+ * the guest's red zone, and without page 0.  The `syscall` instruction
+ * itself stays: a branch to it traps as before.
+ *
+ * x86 code cannot be decoded backwards, so the instruction before a
+ * site is known only from a forward linear sweep of the program's code
+ * sections (src/arch/x86_64/insn.c), which the loader names
+ * (ua__patch_add_code()); a site that sweep did not find at an
+ * instruction boundary, with a relocatable instruction of 5 bytes or
+ * more before it, stays on sud, with the reason (--stats).
+ *
+ * A slot, for a site whose instruction I (len bytes) starts at S and
+ * whose `syscall` is at Y = S + len:
+ *
+ *	I				the instruction, verbatim
+ *	mov %gs:64, %r11		the rewrite tail's check (trap_rewrite.c):
+ *	mov 64(%r11), %rcx		RCX = block->me - GS's block, without
+ *	not %r11			touching RFLAGS
+ *	lea 1(%rcx,%r11), %rcx
+ *	not %r11
+ *	jrcxz 1f
+ *	jmp Y				not ours: the site's own syscall traps
+ * 1:	lea Y+2(%rip), %rcx		what `syscall` leaves in RCX
+ *	jmp *32(%r11)			ua__patch_entry
+ *
+ * Guest state can stop inside a slot (a fault, a single step, an
+ * asynchronous signal); it is then made what it would be at the site:
+ * at the slot's start, before I (RIP S); after I, before the `syscall`
+ * (RIP Y; RCX and R11, which the syscall overwrites, may already hold
+ * other values).  A fault of the check itself is the site's syscall.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <uaccess/access.h>
+
+#include "task_internal.h"
+#include "../arch/x86_64/insn.h"
+
+#define SLOT_SIZE 64u
+#define MAX_CODE 16
+/* A code section larger than this is not swept (nor patched). */
+#define MAX_SWEEP ((uint64_t)256 << 20)
+#define INSN_MAX 15u
+
+/* One code section of the program, and the syscall sites a sweep found. */
+struct patch_code {
+	uint64_t start, len;
+	struct ua__insn_site *sites; /* by address */
+	size_t n;
+	bool swept, failed;
+};
+
+/* What a slot stands for: its site's `syscall` and instruction length. */
+struct patch_slot {
+	uint64_t sys;
+	uint8_t len;
+};
+
+struct ua__patch {
+	uint64_t area, area_len; /* trampoline pages, in the space */
+	size_t used;		 /* slots handed out */
+	struct patch_slot *slots;
+	struct patch_code code[MAX_CODE];
+	size_t ncode;
+};
+
+static struct ua__patch *patch_of(struct ua_task *t)
+{
+	if (!t->patch)
+		t->patch = calloc(1, sizeof(*t->patch));
+	return t->patch;
+}
+
+int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len)
+{
+	struct ua__patch *p = patch_of(t);
+
+	if (!p)
+		return -ENOMEM;
+	if (p->ncode == MAX_CODE)
+		return -ENOSPC;
+	p->code[p->ncode++] = (struct patch_code){ .start = start, .len = len };
+	return 0;
+}
+
+void ua__patch_set_area(struct ua_task *t, uint64_t start, uint64_t len)
+{
+	struct ua__patch *p = patch_of(t);
+
+	if (!p)
+		return;
+	free(p->slots);
+	p->slots = calloc(len / SLOT_SIZE, sizeof(*p->slots));
+	p->area = start;
+	p->area_len = p->slots ? len : 0;
+	p->used = 0;
+}
+
+static void code_drop(struct patch_code *c)
+{
+	free(c->sites);
+	c->sites = NULL;
+	c->n = 0;
+	c->swept = c->failed = false;
+}
+
+/*
+ * Guest code in [start, start + len) may have changed: what the sweeps
+ * of the sections it touches found no longer holds.  Sites patched
+ * already keep their trampolines (a site whose bytes changed no longer
+ * jumps there).
+ */
+void ua__patch_forget(struct ua_task *t, uint64_t start, uint64_t len)
+{
+	struct ua__patch *p = t->patch;
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->ncode; i++) {
+		struct patch_code *c = &p->code[i];
+
+		if (start < c->start + c->len && c->start < start + len)
+			code_drop(c);
+	}
+}
+
+void ua__patch_free(struct ua_task *t)
+{
+	struct ua__patch *p = t->patch;
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->ncode; i++)
+		code_drop(&p->code[i]);
+	free(p->slots);
+	free(p);
+	t->patch = NULL;
+}
+
+static struct patch_code *code_at(struct ua__patch *p, uint64_t sys)
+{
+	for (size_t i = 0; i < p->ncode; i++) {
+		struct patch_code *c = &p->code[i];
+
+		if (sys >= c->start && sys - c->start < c->len)
+			return c;
+	}
+	return NULL;
+}
+
+/* Sweep a section, from a copy of its bytes as the guest has them now. */
+static int sweep(struct patch_code *c)
+{
+	size_t max = 256, n;
+	uint8_t *buf;
+
+	if (c->len > MAX_SWEEP)
+		return -EFBIG;
+	buf = malloc(c->len);
+	if (!buf)
+		return -ENOMEM;
+	if (ua_copy_from_user(buf, (const void *)c->start, c->len)) {
+		free(buf);
+		return -EFAULT;
+	}
+	for (;;) {
+		c->sites = calloc(max, sizeof(*c->sites));
+		if (!c->sites) {
+			free(buf);
+			return -ENOMEM;
+		}
+		n = ua__insn_sweep(buf, c->len, c->start, c->sites, max, NULL);
+		if (n <= max)
+			break;
+		free(c->sites);
+		max = n;
+	}
+	free(buf);
+	c->n = n;
+	c->swept = true;
+	return 0;
+}
+
+static const struct ua__insn_site *site_in(const struct patch_code *c,
+					   uint64_t sys)
+{
+	size_t lo = 0, hi = c->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->sites[mid].sys < sys)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->n && c->sites[lo].sys == sys ? &c->sites[lo] : NULL;
+}
+
+/* The sweep's word on the site: its instruction's length, or why not. */
+static unsigned int site_len(struct ua__patch *p, uint64_t sys, uint8_t *len)
+{
+	struct patch_code *c = code_at(p, sys);
+	const struct ua__insn_site *s;
+
+	if (!c || sys + 2 > c->start + c->len)
+		return UA_PATCH_WHY_NOT_CODE;
+	if (!c->swept && !c->failed && sweep(c))
+		c->failed = true;
+	if (c->failed)
+		return UA_PATCH_WHY_FAILED;
+	s = site_in(c, sys);
+	if (!s)
+		return UA_PATCH_WHY_NOT_SWEPT;
+	if (!s->len)
+		return UA_PATCH_WHY_INSN + s->why;
+	*len = s->len;
+	return UA_PATCH_OK;
+}
+
+static void put_rel32(uint8_t *at, uint64_t from_end, uint64_t to)
+{
+	int32_t rel = (int32_t)(to - from_end);
+
+	memcpy(at, &rel, sizeof(rel));
+}
+
+/* Is `to` within a rel32 of the end of an instruction at from_end? */
+static bool rel32_ok(uint64_t from_end, uint64_t to)
+{
+	int64_t d = (int64_t)(to - from_end);
+
+	return d == (int32_t)d;
+}
+
+/* The check of the rewrite tail (trap_rewrite.c), RCX and R11 only. */
+static const uint8_t slot_check[] = {
+	0x65, 0x4c, 0x8b, 0x1c, 0x25, 0x40, 0x00, 0x00, 0x00, /* mov %gs:64 */
+	0x49, 0x8b, 0x4b, 0x40,				      /* mov 64(%r11) */
+	0x49, 0xf7, 0xd3,				      /* not %r11 */
+	0x4a, 0x8d, 0x4c, 0x19, 0x01,			      /* lea */
+	0x49, 0xf7, 0xd3,				      /* not %r11 */
+	0xe3, 0x05,					      /* jrcxz +5 */
+};
+
+/* A slot's code at address at, for the instruction insn before sys. */
+static void slot_build(uint8_t *b, uint64_t at, const uint8_t *insn,
+		       uint8_t len, uint64_t sys)
+{
+	size_t o = 0;
+
+	memset(b, 0xcc, SLOT_SIZE);
+	memcpy(b, insn, len);
+	o += len;
+	memcpy(b + o, slot_check, sizeof(slot_check));
+	o += sizeof(slot_check);
+	b[o] = 0xe9; /* jmp sys */
+	put_rel32(b + o + 1, at + o + 5, sys);
+	o += 5;
+	b[o] = 0x48; /* lea sys+2(%rip), %rcx */
+	b[o + 1] = 0x8d;
+	b[o + 2] = 0x0d;
+	put_rel32(b + o + 3, at + o + 7, sys + 2);
+	o += 7;
+	b[o] = 0x41; /* jmp *32(%r11) */
+	b[o + 1] = 0xff;
+	b[o + 2] = 0x63;
+	b[o + 3] = 0x20;
+}
+
+_Static_assert(INSN_MAX + sizeof(slot_check) + 5 + 7 + 4 <= SLOT_SIZE,
+	       "a slot holds the longest instruction");
+
+/*
+ * Write len bytes at addr of guest code, its page writable only
+ * meanwhile; the protection comes back to exactly what it was.
+ */
+static bool code_write(struct ua_space *sp, uint64_t addr, const void *src,
+		       size_t len, int prot)
+{
+	uintptr_t page = addr & ~(uintptr_t)(ua__pagesz - 1);
+	bool ok;
+
+	if (!(prot & PROT_WRITE) &&
+	    ua_mprotect(sp, (void *)page, ua__pagesz, prot | PROT_WRITE))
+		return false;
+	ok = !ua_copy_to_user((void *)addr, src, len);
+	if (!(prot & PROT_WRITE))
+		ua_mprotect(sp, (void *)page, ua__pagesz, prot);
+	return ok;
+}
+
+/* A new slot for the site, written and executable; its address or 0. */
+static uint64_t slot_new(struct ua_task *t, struct ua__patch *p,
+			 const uint8_t *insn, uint8_t len, uint64_t sys)
+{
+	uint8_t code[SLOT_SIZE];
+	uint64_t at;
+
+	if (p->used >= p->area_len / SLOT_SIZE)
+		return 0;
+	at = p->area + p->used * SLOT_SIZE;
+	if (!rel32_ok(sys - len + 5, at) || !rel32_ok(at + SLOT_SIZE, sys))
+		return 0;
+	slot_build(code, at, insn, len, sys);
+	/* Slots never share a page with guest data: the area is ours. */
+	if (!code_write(t->sp, at, code, SLOT_SIZE, PROT_READ | PROT_EXEC))
+		return 0;
+	p->slots[p->used++] = (struct patch_slot){ sys, len };
+	return at;
+}
+
+/*
+ * Patch the site whose `syscall` is at sys: UA_PATCH_OK, or why not.
+ * The bytes are read again and decoded here, whatever the sweep saw.
+ */
+static unsigned int try_patch(struct ua_task *t, uint64_t sys, uint8_t *lenp)
+{
+	struct ua__patch *p = t->patch;
+	uint8_t bytes[INSN_MAX + 2], jmp[INSN_MAX];
+	struct ua__insn insn;
+	unsigned int why;
+	uint64_t start, slot;
+	uint8_t len = 0;
+	int prot;
+
+	if (!p || !p->area_len)
+		return UA_PATCH_WHY_NOT_CODE;
+	why = site_len(p, sys, &len);
+	if (why)
+		return why;
+	*lenp = len;
+	start = sys - len;
+	if ((start & ~(uint64_t)(ua__pagesz - 1)) !=
+	    ((start + 4) & ~(uint64_t)(ua__pagesz - 1)))
+		return UA_PATCH_WHY_PAGES;
+	prot = ua__space_prot_at(t->sp, start);
+	if (prot < 0 || !(prot & PROT_EXEC) ||
+	    ua__space_prot_at(t->sp, sys + 1) != prot)
+		return UA_PATCH_WHY_NOT_EXEC;
+	if (ua_copy_from_user(bytes, (const void *)start, len + 2u))
+		return UA_PATCH_WHY_CHANGED;
+	if (bytes[len] != 0x0f || bytes[len + 1] != 0x05 ||
+	    ua__insn_decode(bytes, len, &insn) != len || !insn.relocatable)
+		return UA_PATCH_WHY_CHANGED;
+	slot = slot_new(t, p, bytes, len, sys);
+	if (!slot)
+		return UA_PATCH_WHY_FULL;
+	/*
+	 * One thread: nothing runs this code meanwhile.  The bytes after
+	 * the jmp (an instruction longer than 5) become int3, so that a
+	 * later sweep stays in step.
+	 */
+	memset(jmp, 0xcc, len);
+	jmp[0] = 0xe9;
+	put_rel32(jmp + 1, start + 5, slot);
+	if (!code_write(t->sp, start, jmp, len, prot))
+		return UA_PATCH_WHY_FAILED;
+	return UA_PATCH_OK;
+}
+
+/*
+ * A syscall trapped through Syscall User Dispatch in a task under patch
+ * (monitor mode, space locked): patch its site if it may be, once; a
+ * site that stays on sud is listed with the reason and its traps.
+ */
+void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r)
+{
+	uint64_t sys = r->rip - 2;
+	struct ua__rw_site *e;
+	bool is_new;
+	uint8_t len = 0;
+
+	/* Guest memory only: never the monitor's own text. */
+	if (r->rip < 2 || sys < t->sp->base || r->rip > t->sp->limit)
+		return;
+	e = ua__rw_site_get(t, sys, r->orig_rax, &is_new);
+	if (!e)
+		return;
+	if (!is_new) {
+		/* Stayed on sud, or the trampoline's check sent it back. */
+		e->trips++;
+		return;
+	}
+	e->why = (uint8_t)try_patch(t, sys, &len);
+	e->len = len;
+	if (e->why)
+		e->trips = 1;
+}
+
+/* The slot RIP is in, or NULL; *off its offset there. */
+static const struct patch_slot *slot_at(const struct ua_task *t, uint64_t rip,
+					unsigned int *off)
+{
+	const struct ua__patch *p = t->patch;
+	uint64_t i;
+
+	if (!p || rip < p->area || rip - p->area >= p->used * SLOT_SIZE)
+		return NULL;
+	i = (rip - p->area) / SLOT_SIZE;
+	*off = (unsigned int)((rip - p->area) % SLOT_SIZE);
+	return &p->slots[i];
+}
+
+/*
+ * Guest state stopped in a slot is made the site's: before its
+ * instruction (the slot's start) or after it.  False: not in a slot, or
+ * in one where no instruction starts (the guest jumped there itself).
+ */
+static bool slot_to_site(struct ua_task *t, const struct patch_slot *s,
+			 unsigned int off)
+{
+	if (off == 0) {
+		t->regs.rip = s->sys - s->len;
+		return true;
+	}
+	if (off < s->len)
+		return false;
+	t->regs.rip = s->sys;
+	return true;
+}
+
+/*
+ * From ua__guest_fault() (monitor mode, locked): a fault or trap with
+ * guest RIP in a slot.  At the slot's start a single step (the jump's)
+ * goes on silently; there any other fault is the instruction's own,
+ * delivered at the site.  Right after the instruction a single step is
+ * the one after the site's instruction: delivered at the `syscall`.
+ * Anything else on the way, the check's loads included, is the site's
+ * syscall, as the check's own failure would have been.
+ */
+void ua__patch_fault(struct ua_task *t, siginfo_t *info)
+{
+	struct ua_pt_regs *r = &t->regs;
+	const struct patch_slot *s;
+	unsigned int off = 0;
+	bool step = info->si_signo == SIGTRAP && t->fault_trapno == 1;
+
+	s = slot_at(t, r->rip, &off);
+	if (!s)
+		return;
+	if (off == 0 && step)
+		ua__return_to_guest(t);
+	if (off == 0 || (off == s->len && step)) {
+		uint64_t was = r->rip;
+
+		if (!slot_to_site(t, s, off))
+			return;
+		if (info->si_signo == SIGTRAP && (uint64_t)info->si_addr == was)
+			info->si_addr = (void *)r->rip;
+		return;
+	}
+	if (off < s->len)
+		return;
+	r->rip = s->sys + 2;
+	ua__rewrite_regs(r);
+	ua__trap_dispatch(t, true);
+}
+
+/*
+ * From ua__guest_irq() (monitor mode, locked): an asynchronous signal
+ * that stopped guest code in a slot sees it at the site.
+ */
+void ua__patch_irq(struct ua_task *t)
+{
+	const struct patch_slot *s;
+	unsigned int off = 0;
+
+	s = slot_at(t, t->regs.rip, &off);
+	if (s)
+		slot_to_site(t, s, off);
+}
+
+static const char *const why_str[] = {
+	[UA_PATCH_OK] = "patched",
+	[UA_PATCH_WHY_NOT_CODE] = "not in a code section of the program",
+	[UA_PATCH_WHY_NOT_SWEPT] = "not an instruction the sweep found",
+	[UA_PATCH_WHY_NOT_EXEC] = "page not executable",
+	[UA_PATCH_WHY_CHANGED] = "bytes changed since the sweep",
+	[UA_PATCH_WHY_PAGES] = "the patch would cross a page",
+	[UA_PATCH_WHY_FULL] = "no trampoline slot within reach",
+	[UA_PATCH_WHY_FAILED] = "out of memory or a write failed",
+};
+
+const char *ua__patch_why_str(unsigned int why)
+{
+	if (why >= UA_PATCH_WHY_INSN)
+		return ua__insn_why((int)(why - UA_PATCH_WHY_INSN));
+	if (why < sizeof(why_str) / sizeof(why_str[0]) && why_str[why])
+		return why_str[why];
+	return "?";
+}

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What a trap path must not change at a syscall site (doc/uarun.md): each
+ * part runs its site three times, so that under --trap=patch the first
+ * run traps and patches and the others come through the trampoline.
+ *
+ *   redzone  a leaf keeps a value in its red zone across an inline
+ *            `mov $39, %eax; syscall`: kept natively, under sud and
+ *            patch; lost under --trap=rewrite, whose `call *%rax` pushes
+ *            its return address there (documented)
+ *   step     single-stepping `mov $39, %eax; syscall` with TF: the same
+ *            traps at the same instructions
+ *   fault    the instruction before the syscall (`mov 0x1000(%rbx),
+ *            %r9`) faults: SIGSEGV at that instruction, with its address
+ *
+ * The output is the same natively and under every trap path, but for
+ * redzone under rewrite.
+ */
+#define _GNU_SOURCE
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#define RED_VALUE 0x1122334455667788ull
+
+/* getpid with a live value 8 bytes below RSP; is it still there after? */
+static __attribute__((noinline)) int redzone_call(void)
+{
+	uint64_t kept;
+	long ret;
+
+	asm volatile("movq %[v], %%rcx\n\t"
+		     "movq %%rcx, -8(%%rsp)\n\t"
+		     "mov $39, %%eax\n\t"
+		     "syscall\n\t"
+		     "movq -8(%%rsp), %[kept]"
+		     : "=&a"(ret), [kept] "=r"(kept)
+		     : [v] "i"(RED_VALUE)
+		     : "rcx", "r11", "memory");
+	return ret == getpid() && kept == RED_VALUE;
+}
+
+static void redzone(void)
+{
+	for (int i = 0; i < 3; i++)
+		printf("redzone %d: %s\n", i, redzone_call() ? "kept" : "lost");
+}
+
+/*
+ * The stepped block: TF comes on after the popfq, and each instruction
+ * then traps until the popfq that clears it.
+ */
+extern const char step_a[], step_b[], step_c[], step_end[];
+asm(".text\n"
+    ".globl step_block\n"
+    ".type step_block, @function\n"
+    "step_block:\n\t"
+    "pushfq\n\t"
+    "orq $0x100, (%rsp)\n\t"
+    "popfq\n"
+    "step_a:\n\t"
+    "mov $39, %eax\n"
+    "step_b:\n\t"
+    "syscall\n"
+    "step_c:\n\t"
+    "pushfq\n\t"
+    "andq $~0x100, (%rsp)\n\t"
+    "popfq\n"
+    "step_end:\n\t"
+    "ret\n"
+    ".size step_block, . - step_block\n");
+void step_block(void);
+
+#define MAX_STEPS 16
+static volatile uint64_t steps[MAX_STEPS];
+static volatile int nsteps;
+
+static void on_trap(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	uint64_t rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+
+	(void)sig;
+	if (nsteps < MAX_STEPS)
+		steps[nsteps] = rip - (uint64_t)step_a;
+	nsteps++;
+	/* A single step: si_addr is where it stopped. */
+	if ((uint64_t)si->si_addr != rip)
+		steps[0] = 0xbad;
+}
+
+static void step(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	for (int i = 0; i < 3; i++) {
+		nsteps = 0;
+		step_block();
+		printf("step %d: %d traps at", i, nsteps);
+		for (int k = 0; k < nsteps && k < MAX_STEPS; k++)
+			printf(" %+lld", (long long)steps[k]);
+		printf(" (b %+lld, c %+lld, end %+lld)\n",
+		       (long long)(step_b - step_a),
+		       (long long)(step_c - step_a),
+		       (long long)(step_end - step_a));
+	}
+}
+
+/* mov 0x1000(%rbx), %r9; syscall (getpid): rbx picks the memory. */
+extern const char fault_insn[];
+static __attribute__((noinline)) long fault_call(const void *base)
+{
+	long ret = SYS_getpid;
+
+	asm volatile(".globl fault_insn\n"
+		     "fault_insn:\n\t"
+		     "movq 0x1000(%%rbx), %%r9\n\t"
+		     "syscall"
+		     : "+a"(ret)
+		     : "b"(base)
+		     : "rcx", "r11", "r9", "memory");
+	return ret;
+}
+
+static sigjmp_buf fault_jmp;
+static volatile uint64_t fault_rip, fault_addr;
+
+static void on_segv(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+
+	(void)sig;
+	fault_rip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	fault_addr = (uint64_t)si->si_addr;
+	siglongjmp(fault_jmp, 1);
+}
+
+static void fault(void)
+{
+	static char mem[0x2000];
+	struct sigaction sa;
+	char *bad;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_segv;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGSEGV, &sa, NULL);
+	bad = mmap(NULL, 0x2000, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (bad == MAP_FAILED)
+		return;
+	for (int i = 0; i < 3; i++) {
+		long r = fault_call(mem);
+
+		printf("fault %d: good memory: %s\n", i,
+		       r == getpid() ? "getpid" : "wrong");
+		if (!sigsetjmp(fault_jmp, 1)) {
+			fault_call(bad);
+			printf("fault %d: no fault\n", i);
+			continue;
+		}
+		printf("fault %d: SIGSEGV at the instruction: %s, address "
+		       "+%#llx\n",
+		       i, fault_rip == (uint64_t)fault_insn ? "yes" : "no",
+		       (unsigned long long)(fault_addr - (uint64_t)bad));
+	}
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "redzone"))
+		redzone();
+	else if (argc > 1 && !strcmp(argv[1], "step"))
+		step();
+	else if (argc > 1 && !strcmp(argv[1], "fault"))
+		fault();
+	else
+		return 2;
+	return 0;
+}

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The x86-64 length decoder (src/arch/x86_64/insn.c): encodings with
+ * known lengths, the sweep's verdicts on syscall sites, and every
+ * instruction of the C library and busybox against objdump's decoding.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "../../src/arch/x86_64/insn.h"
+
+struct known {
+	const char *what;
+	uint8_t b[16];
+	int n; /* bytes in b */
+	int len;
+	unsigned int f; /* RELOC, RIP, BR, SYSC */
+};
+
+enum { RELOC = 1, RIP = 2, BR = 4, SYSC = 8 };
+
+static const struct known known[] = {
+	{ "mov $39,%eax", { 0xb8, 0x27, 0, 0, 0 }, 5, 5, RELOC },
+	{ "movabs $imm64,%rax",
+	  { 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8 },
+	  10,
+	  10,
+	  RELOC },
+	{ "mov $imm16,%ax", { 0x66, 0xb8, 1, 2 }, 4, 4, RELOC },
+	{ "66 REX.W: 64-bit wins",
+	  { 0x66, 0x48, 0xb8, 1, 2, 3, 4, 5, 6, 7, 8 },
+	  11,
+	  11,
+	  RELOC },
+	{ "REX then 66: REX ignored", { 0x48, 0x66, 0xb8, 1, 2 }, 5, 5, RELOC },
+	{ "mov 0x8(%rsp),%r9", { 0x4c, 0x8b, 0x4c, 0x24, 0x08 }, 5, 5, RELOC },
+	{ "mov 0x10(%rbp),%rax", { 0x48, 0x8b, 0x45, 0x10 }, 4, 4, RELOC },
+	{ "mov disp32(,%rax,8),%rax",
+	  { 0x48, 0x8b, 0x04, 0xc5, 1, 2, 3, 4 },
+	  8,
+	  8,
+	  RELOC },
+	{ "mov %fs:0x28,%rax",
+	  { 0x64, 0x48, 0x8b, 0x04, 0x25, 0x28, 0, 0, 0 },
+	  9,
+	  9,
+	  RELOC },
+	{ "mov x(%rip),%rax", { 0x48, 0x8b, 0x05, 1, 2, 3, 4 }, 7, 7, RIP },
+	{ "movl $1,0x8(%rsp)",
+	  { 0xc7, 0x44, 0x24, 0x08, 1, 0, 0, 0 },
+	  8,
+	  8,
+	  RELOC },
+	{ "movl $1,x(%rip)",
+	  { 0xc7, 0x05, 1, 2, 3, 4, 1, 0, 0, 0 },
+	  10,
+	  10,
+	  RIP },
+	{ "movw $1,(%rax)", { 0x66, 0xc7, 0x00, 1, 0 }, 5, 5, RELOC },
+	{ "test $1,%bl", { 0xf6, 0xc3, 0x01 }, 3, 3, RELOC },
+	{ "testl $1,(%rdi)", { 0xf7, 0x07, 1, 0, 0, 0 }, 6, 6, RELOC },
+	{ "negl (%rdi)", { 0xf7, 0x1f }, 2, 2, RELOC },
+	{ "mov moffs64,%al", { 0xa0, 1, 2, 3, 4, 5, 6, 7, 8 }, 9, 9, RELOC },
+	{ "67 a0 moffs32", { 0x67, 0xa0, 1, 2, 3, 4 }, 6, 6, RELOC },
+	{ "syscall", { 0x0f, 0x05 }, 2, 2, SYSC },
+	{ "call rel32", { 0xe8, 1, 2, 3, 4 }, 5, 5, BR },
+	{ "jne rel32", { 0x0f, 0x85, 1, 2, 3, 4 }, 6, 6, BR },
+	{ "jmp *%rax", { 0xff, 0xe0 }, 2, 2, BR },
+	{ "call *0x8(%rax)", { 0xff, 0x50, 0x08 }, 3, 3, BR },
+	{ "ret", { 0xc3 }, 1, 1, BR },
+	{ "endbr64", { 0xf3, 0x0f, 0x1e, 0xfa }, 4, 4, RELOC },
+	{ "nopw %cs:0(%rax,%rax,1)",
+	  { 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0 },
+	  10,
+	  10,
+	  RELOC },
+	{ "pshufd $0,%xmm0,%xmm1", { 0x66, 0x0f, 0x70, 0xc8, 0 }, 5, 5, RELOC },
+	{ "pcmpistri $0x1a,(%rdi),%xmm1",
+	  { 0x66, 0x0f, 0x3a, 0x63, 0x0f, 0x1a },
+	  6,
+	  6,
+	  RELOC },
+	{ "pshufb %xmm1,%xmm0", { 0x66, 0x0f, 0x38, 0x00, 0xc1 }, 5, 5, RELOC },
+	{ "vpbroadcastb %xmm0,%ymm0",
+	  { 0xc4, 0xe2, 0x7d, 0x78, 0xc0 },
+	  5,
+	  5,
+	  RELOC },
+	{ "vmovdqu (%rsi),%ymm1", { 0xc5, 0xfe, 0x6f, 0x0e }, 4, 4, RELOC },
+	{ "vzeroupper", { 0xc5, 0xf8, 0x77 }, 3, 3, RELOC },
+	{ "vpalignr $1,%ymm0,%ymm1,%ymm2",
+	  { 0xc4, 0xe3, 0x75, 0x0f, 0xd0, 0x01 },
+	  6,
+	  6,
+	  RELOC },
+	{ "vmovdqu64 0x40(%rsi),%zmm16",
+	  { 0x62, 0xe1, 0xfe, 0x48, 0x6f, 0x46, 0x01 },
+	  7,
+	  7,
+	  RELOC },
+	{ "enter $8,$0", { 0xc8, 8, 0, 0 }, 4, 4, RELOC },
+	{ "rdfsbase %rax", { 0xf3, 0x48, 0x0f, 0xae, 0xc0 }, 5, 5, RELOC },
+	{ "pop 0x8(%rax)", { 0x8f, 0x40, 0x08 }, 3, 3, RELOC },
+	{ "int $0x80", { 0xcd, 0x80 }, 2, 2, 0 },
+	{ "xbegin rel32", { 0xc7, 0xf8, 1, 2, 3, 4 }, 6, 6, BR },
+};
+
+Test(insn, known_encodings)
+{
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		const struct known *k = &known[i];
+		struct ua__insn in;
+
+		cr_assert_eq(ua__insn_decode(k->b, (size_t)k->n, &in), k->len,
+			     "%s: %d", k->what, in.len);
+		cr_assert_eq(in.relocatable, !!(k->f & RELOC), "%s", k->what);
+		cr_assert_eq(in.rip_rel, !!(k->f & RIP), "%s", k->what);
+		cr_assert_eq(in.branch, !!(k->f & BR), "%s", k->what);
+		cr_assert_eq(in.syscall, !!(k->f & SYSC), "%s", k->what);
+		/* One byte short of the instruction is never a decoding. */
+		cr_assert_eq(ua__insn_decode(k->b, (size_t)k->n - 1, &in), -1,
+			     "%s truncated", k->what);
+	}
+}
+
+Test(insn, invalid_in_64bit_mode)
+{
+	static const uint8_t bad[][3] = {
+		{ 0x06 },	{ 0x27 },	{ 0x60 },	{ 0x9a },
+		{ 0xce },	{ 0xd4 },	{ 0xea },	{ 0x0f, 0x04 },
+		{ 0x0f, 0x0a }, { 0xff, 0xf8 }, { 0xfe, 0x10 }, { 0xc7, 0xc8 },
+		{ 0x8f, 0xe8 },
+	};
+	uint8_t many[16];
+	struct ua__insn in;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_eq(ua__insn_decode(bad[i], 3, &in), -1, "%zu", i);
+	/* 15 bytes at most: 14 prefixes and a nop fit, 15 do not. */
+	memset(many, 0x66, sizeof(many));
+	many[14] = 0x90;
+	cr_assert_eq(ua__insn_decode(many, 15, &in), 15);
+	many[14] = 0x66;
+	many[15] = 0x90;
+	cr_assert_eq(ua__insn_decode(many, 16, &in), -1);
+}
+
+static size_t sweep1(const uint8_t *code, size_t n, struct ua__insn_site *s,
+		     struct ua__sweep_stats *st)
+{
+	return ua__insn_sweep(code, n, 0x1000, s, 8, st);
+}
+
+Test(insn, sweep_verdicts)
+{
+	static const uint8_t code[] = {
+		0x0f, 0x05,				  /* 0x1000 first */
+		0xb8, 0x27, 0,	  0,	0,    0x0f, 0x05, /* 0x1002: 0x1007 ok, 5 */
+		0x89, 0xf8, 0x0f, 0x05, /* 0x1009: 0x100b short */
+		0x48, 0x8b, 0x05, 1,	2,    3,    4,	  0x0f,
+		0x05,					  /* 0x1014 rip */
+		0xe8, 0,    0,	  0,	0,    0x0f, 0x05, /* 0x101b branch */
+		0x0f, 0x05, 0x0f, 0x05, /* 0x101d, 0x101f after syscall */
+		0x4c, 0x8b, 0x4c, 0x24, 0x08, 0x0f, 0x05, /* 0x1026 ok, 5 */
+	};
+	static const struct ua__insn_site want[] = {
+		{ 0x1000, 0, UA_INSN_WHY_FIRST },
+		{ 0x1007, 5, UA_INSN_OK },
+		{ 0x100b, 0, UA_INSN_WHY_SHORT },
+		{ 0x1014, 0, UA_INSN_WHY_RIP_REL },
+		{ 0x101b, 0, UA_INSN_WHY_BRANCH },
+		{ 0x101d, 0, UA_INSN_WHY_SYSCALL },
+		{ 0x101f, 0, UA_INSN_WHY_SYSCALL },
+		{ 0x1026, 5, UA_INSN_OK },
+	};
+	struct ua__insn_site s[8];
+	struct ua__sweep_stats st;
+
+	cr_assert_eq(sweep1(code, sizeof(code), s, &st), 8);
+	cr_assert_eq(st.failures, 0);
+	for (size_t i = 0; i < 8; i++) {
+		cr_assert_eq(s[i].sys, want[i].sys, "%zu", i);
+		cr_assert_eq(s[i].len, want[i].len, "%zu", i);
+		cr_assert_eq(s[i].why, want[i].why, "%zu: %s", i,
+			     ua__insn_why(s[i].why));
+	}
+	/* More sites than room: the count says so. */
+	cr_assert_eq(ua__insn_sweep(code, sizeof(code), 0x1000, s, 2, NULL), 8);
+}
+
+Test(insn, sweep_resyncs_at_a_function_start)
+{
+	uint8_t code[48];
+	struct ua__insn_site s[4];
+	struct ua__sweep_stats st;
+
+	memset(code, 0x90, sizeof(code));
+	code[0] = 0x06; /* not an instruction */
+	code[1] = 0xb8; /* mov $..., %eax: but in step with what? */
+	memset(code + 2, 0, 4);
+	code[6] = 0x0f;
+	code[7] = 0x05;
+	code[8] = 0xc3; /* ret, then nop padding to 0x10 */
+	memcpy(code + 16, (uint8_t[]){ 0xb8, 1, 0, 0, 0, 0x0f, 0x05 }, 7);
+	cr_assert_eq(sweep1(code, sizeof(code), s, &st), 2);
+	cr_assert_eq(st.failures, 1);
+	cr_assert_eq(s[0].sys, 0x1006);
+	cr_assert_eq(s[0].why, UA_INSN_WHY_UNSYNCED);
+	cr_assert_eq(s[0].len, 0);
+	cr_assert_eq(s[1].sys, 0x1015);
+	cr_assert_eq(s[1].why, UA_INSN_OK);
+	cr_assert_eq(s[1].len, 5);
+}
+
+/* The .text of an ELF file, mapped; NULL if it has none. */
+static const uint8_t *text_of(const char *path, size_t *size, uint64_t *addr,
+			      void **map, size_t *maplen)
+{
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	const char *names;
+	struct stat stt;
+	int fd = open(path, O_RDONLY);
+
+	cr_assert_geq(fd, 0, "%s", path);
+	cr_assert_eq(fstat(fd, &stt), 0);
+	*maplen = (size_t)stt.st_size;
+	*map = mmap(NULL, *maplen, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	cr_assert_neq(*map, MAP_FAILED);
+	eh = *map;
+	sh = (const Elf64_Shdr *)((const char *)*map + eh->e_shoff);
+	names = (const char *)*map + sh[eh->e_shstrndx].sh_offset;
+	for (int i = 0; i < eh->e_shnum; i++) {
+		if (strcmp(names + sh[i].sh_name, ".text"))
+			continue;
+		*size = sh[i].sh_size;
+		*addr = sh[i].sh_addr;
+		return (const uint8_t *)*map + sh[i].sh_offset;
+	}
+	return NULL;
+}
+
+static int hexval(int c)
+{
+	return c <= '9' ? c - '0' : c - 'a' + 10;
+}
+
+/*
+ * Every instruction objdump finds in the .text of path decodes to the
+ * same length here, and the sweep finds exactly objdump's syscalls.
+ */
+static void against_objdump(const char *path)
+{
+	char cmd[512], line[512];
+	size_t size, maplen, nins = 0, nsys = 0, nsites, fails = 0;
+	uint64_t addr;
+	void *map;
+	const uint8_t *text = text_of(path, &size, &addr, &map, &maplen);
+	struct ua__insn_site *sites;
+	struct ua__sweep_stats st;
+	FILE *f;
+
+	cr_assert_not_null(text, "%s has a .text", path);
+	sites = calloc(size / 2 + 1, sizeof(*sites));
+	cr_assert_not_null(sites);
+	nsites = ua__insn_sweep(text, size, addr, sites, size / 2 + 1, &st);
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .text --insn-width=16 '%s'",
+		 path);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		uint8_t b[16];
+		char *p, *tab;
+		unsigned long long at;
+		struct ua__insn in;
+		int n = 0;
+
+		if (sscanf(line, " %llx:\t", &at) != 1 || !strchr(line, '\t'))
+			continue;
+		p = strchr(line, '\t') + 1;
+		tab = strchr(p, '\t');
+		if (!tab || strstr(tab, "(bad)"))
+			continue;
+		while (p < tab && n < 16 && p[0] != ' ') {
+			b[n++] = (uint8_t)(hexval(p[0]) << 4 | hexval(p[1]));
+			p += 3;
+		}
+		nins++;
+		if (ua__insn_decode(b, (size_t)n, &in) != n) {
+			if (fails++ < 10)
+				cr_log_error("%s %llx: %d, objdump %d: %s",
+					     path, at, in.len, n, line);
+			continue;
+		}
+		if (in.syscall) {
+			cr_assert_lt(nsys, nsites, "%s %llx", path, at);
+			cr_assert_eq(sites[nsys].sys, at, "%s: syscall %zu",
+				     path, nsys);
+			nsys++;
+		}
+	}
+	pclose(f);
+	cr_assert_gt(nins, 1000, "%s: objdump decoded %zu", path, nins);
+	cr_assert_eq(fails, 0, "%s: %zu of %zu lengths differ", path, fails,
+		     nins);
+	cr_assert_eq(nsys, nsites, "%s: %zu syscalls, the sweep %zu", path,
+		     nsys, nsites);
+	cr_assert_eq(st.failures, 0, "%s", path);
+	cr_assert_eq(st.insns, nins, "%s", path);
+	free(sites);
+	munmap(map, maplen);
+}
+
+/* The C library this test runs with. */
+static void libc_path(char *buf, size_t len)
+{
+	FILE *m = fopen("/proc/self/maps", "r");
+	char line[1024];
+
+	cr_assert_not_null(m);
+	buf[0] = 0;
+	while (fgets(line, sizeof(line), m)) {
+		char *p = strchr(line, '/');
+
+		if (p && strstr(p, "/libc.so")) {
+			p[strcspn(p, "\n")] = 0;
+			snprintf(buf, len, "%s", p);
+			break;
+		}
+	}
+	fclose(m);
+	cr_assert_neq(buf[0], 0, "libc in /proc/self/maps");
+}
+
+Test(insn, every_libc_instruction, .timeout = 120)
+{
+	char path[1024];
+
+	libc_path(path, sizeof(path));
+	against_objdump(path);
+}
+
+Test(insn, every_busybox_instruction, .timeout = 120)
+{
+	/* tools/install-deps installs busybox-static for tests/linux. */
+	if (access("/bin/busybox", R_OK))
+		cr_skip_test("no /bin/busybox (busybox-static not installed)");
+	against_objdump("/bin/busybox");
+}
