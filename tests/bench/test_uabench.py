@@ -783,6 +783,13 @@ class Json(unittest.TestCase):
             self.assertEqual(st[("sud", "block_" + b, b)],
                              "reported" if group != "signal1_musl"
                              else "informative")
+        # The default trap (patch) is the judged row; rewrite is opt-in.
+        if group != "signal1_musl" and \
+                cases["patch"]["methods"][1]["available"]:
+            self.assertIn(st[("patch", "block_none", "none")],
+                          ("met", "not met"))
+            self.assertIn(st[("rewrite", "block_none", "none")],
+                          ("reported", "not run"))
         return per_op, bes
 
     def same_under_every_backend(self, per_op, bes):
@@ -805,7 +812,7 @@ class Json(unittest.TestCase):
         # The glibc program, then the same source built with musl-gcc
         # (informative rows; "not run" with the reason without musl).
         self.assertEqual([c["group"] for c in doc["cases"]],
-                         ["signal1"] * 2 + ["signal1_musl"] * 2)
+                         ["signal1"] * 3 + ["signal1_musl"] * 3)
         for group in ("signal1", "signal1_musl"):
             per_op, bes = self.real("real_signal1", group, doc)
             if per_op is None or os.environ.get("UA_SANITIZED"):
