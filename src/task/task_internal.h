@@ -51,6 +51,8 @@ struct ua_trap_block {
 	uint64_t entry_fs;
 	/* This block's own address: what a GS base that finds it reads. */
 	struct ua_trap_block *me;
+	/* Where ua__ret_to_guest_gs (entry.S) jumps: the guest's RIP. */
+	uint64_t exit_rip;
 };
 
 /*
@@ -60,6 +62,7 @@ struct ua_trap_block {
 #define UA_TB_SELF 48
 #define UA_TB_ENTRY_FS 56
 #define UA_TB_ME 64
+#define UA_TB_EXIT_RIP 72
 /* struct ua_task's tb (entry.S and trap.S reach it from the task). */
 #define UA_TASK_TB 208
 /* An alternate signal stack slot (altstack.c), a power of two. */

@@ -41,6 +41,10 @@ _Static_assert(offsetof(struct ua_trap_block, sel) == 24, "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, resume_monitor) == 25,
 	       "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, task) == 16, "trap.S");
+_Static_assert(offsetof(struct ua_trap_block, exit_rip) == UA_TB_EXIT_RIP,
+	       "entry.S");
+_Static_assert(offsetof(struct ua_trap_block, mode) == 26, "trap.S");
+_Static_assert(UA_TRAP_REWRITE == 2, "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, rw_entry) == 32, "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, self) == UA_TB_SELF, "trap.S");
 _Static_assert(offsetof(struct ua_trap_block, entry_fs) == UA_TB_ENTRY_FS,

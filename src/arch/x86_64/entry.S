@@ -31,6 +31,9 @@
 #define EXIT_RSP 184
 #define FPU_RESTORE 192
 #define IRQ_PENDING 200
+/* struct ua_task's trap block and its exit_rip (task_internal.h). */
+#define TASK_TB 208
+#define TB_EXIT_RIP 72
 /* XRSTOR's feature mask: never PKRU (monitor state), nor AMX tiles. */
 #define XRSTOR_RFBM_LO 0xfff9fdff
 
@@ -308,6 +311,41 @@ ua__exit_full_begin:
 	ret	$(EXIT_SCRATCH - 8)
 	.cfi_endproc
 	.size	ua__ret_to_guest, . - ua__ret_to_guest
+
+/*
+ * void ua__ret_to_guest_gs(struct ua_pt_regs *regs)
+ *
+ * ua__ret_to_guest for a task whose guest GS base is its trap block (a
+ * trampoline found the block through GS on the way in, and nothing since
+ * changed GS): the same, but the last jump is `jmp *%gs:exit_rip` rather
+ * than a `ret` through the guest stack.  Nothing called the exit, so a
+ * `ret` is predicted from the return stack and missed on every syscall
+ * (and the guest's own next `ret` with it); an indirect jump is
+ * predicted by its target's history.  Nothing is written below the
+ * guest's RSP, and the target lives in the trap block, not on a stack a
+ * host signal frame could land on.
+ */
+	.globl	ua__ret_to_guest_gs
+	.hidden	ua__ret_to_guest_gs
+	.type	ua__ret_to_guest_gs, @function
+	.p2align 4
+ua__ret_to_guest_gs:
+	.cfi_startproc
+	cmpb	$0, IRQ_PENDING(%rdi)
+	jne	ua__irq_reexit
+	RESTORE_FP_PENDING
+	testl	$0x40100, EFLAGS(%rdi)		/* AC, TF */
+	jnz	ua__ret_to_guest_iret
+	movq	RIP(%rdi), %rcx
+	movq	%rcx, TASK_TB+TB_EXIT_RIP(%rdi)
+	pushq	EFLAGS(%rdi)
+	popfq
+	RESTORE_GPRS_BUT_RDI_RSP
+	movq	RSP(%rdi), %rsp
+	movq	RDI(%rdi), %rdi
+	jmp	*%gs:TB_EXIT_RIP
+	.cfi_endproc
+	.size	ua__ret_to_guest_gs, . - ua__ret_to_guest_gs
 
 	.globl	ua__ret_to_guest_iret
 	.hidden	ua__ret_to_guest_iret

@@ -26,6 +26,8 @@
 #define TB_TASK 16
 #define TB_SEL 24
 #define TB_RESUME 25
+#define TB_MODE 26
+#define TRAP_REWRITE 2		/* enum ua_trap, <uaccess/task.h> */
 #define TB_SELF 48
 #define TB_ENTRY_FS 56
 #define TB_ME 64
@@ -375,7 +377,14 @@ ua__patch_entry:
 	jz	3f
 	movb	$SEL_BLOCK, TASK_TB+TB_SEL(%rbx)
 	movq	%rbx, %rdi
-	jmp	ua__ret_to_guest
+	/*
+	 * A rewritten site's `call` left its return address on the return
+	 * stack predictor, so a `ret` back is predicted; a patched site
+	 * jumped, and returns by a jump (entry.S).
+	 */
+	cmpb	$TRAP_REWRITE, TASK_TB+TB_MODE(%rbx)
+	je	ua__ret_to_guest
+	jmp	ua__ret_to_guest_gs
 	/* The guest's FS base as it is: it may have written its own. */
 3:	cmpb	$0, ua__have_fsgsbase(%rip)
 	je	4f
