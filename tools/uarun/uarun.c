@@ -27,6 +27,13 @@
 #define SPACE_MIN ((size_t)16 << 20)
 /* Address space left to the monitor itself under a finite RLIMIT_AS. */
 #define MONITOR_ROOM ((size_t)256 << 20)
+/*
+ * --trap=rewrite maps its trampoline's tail at one of a few low
+ * addresses (src/task/trap_rewrite.c) once the space exists: an ET_EXEC
+ * program's 64 GiB space from its link address covers them all, so the
+ * default stays at the 1 GiB that leaves them free.
+ */
+#define SPACE_REWRITE ((size_t)1 << 30)
 
 extern char **environ;
 
@@ -279,6 +286,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	prog = find_program(argv[optind], pathbuf, sizeof(pathbuf));
 	so.addr = (void *)ua_exec_space_addr(prog);
+	if (!space_size && (to.trap == UA_TRAP_REWRITE ||
+			    (to.trap == UA_TRAP_DEFAULT && getenv("UA_TRAP") &&
+			     !strcmp(getenv("UA_TRAP"), "rewrite"))))
+		space_size = SPACE_REWRITE;
 	sp = make_space(space_size ? space_size : default_space_size(),
 			space_size, &so);
 	if (!sp) {
@@ -300,9 +311,15 @@ int main(int argc, char **argv)
 	}
 	if (trace)
 		ua_linux_trace(t, 2);
+	/* The program stands for this process: its signals are the program's. */
+	c = ua_task_forward_host_signals(t);
+	if (c)
+		fprintf(stderr, "uarun: host signals are not forwarded to the "
+			"program: %s\n", strerror(-c));
 	ua_stats_reset();
 	status = ua_task_run(t);
 	ua_stats_get(&st);
+	ua_task_forward_host_signals(NULL);
 	if (status < 0) {
 		fprintf(stderr, "uarun: cannot run %s: %s\n", argv[optind],
 			strerror(-status));
