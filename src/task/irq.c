@@ -104,12 +104,17 @@ static __attribute__((noinline)) void irq_body(ucontext_t *uc)
 	}
 }
 
+/* A forwarded host signal found the thread running its target (hostsig.c). */
+void ua__irq_interrupt(ucontext_t *uc)
+{
+	irq_body(uc);
+}
+
 /*
  * Monitor code never runs with the guest's AC (see fault.c): cleared
  * before anything that could make an unaligned access, below the red
  * zone of the interrupted code.
  */
-UA_HIDDEN void ua__irq_entry(int sig, siginfo_t *info, void *uc);
 
 /* Entered through ua__irq_entry (trap.S): the monitor's FS base first. */
 __attribute__((no_sanitize_address)) UA_HIDDEN void
@@ -123,10 +128,12 @@ ua__irq_handler(int sig, siginfo_t *info, void *uc)
 			 "popfq\n\t"
 			 "leaq 128(%%rsp), %%rsp" ::: "cc", "memory");
 	ua__count(&ua_self.insn.sig_irq);
-	(void)sig;
 	saved = errno;
+	/* The same entry serves the host signals forwarded to a task. */
+	if (sig != __atomic_load_n(&irq_sig, __ATOMIC_RELAXED))
+		ua__host_signal(sig, info, uc);
 	/* Only the library's own kicks: tgkill() from this process. */
-	if (info->si_code == SI_TKILL && info->si_pid == irq_pid)
+	else if (info->si_code == SI_TKILL && info->si_pid == irq_pid)
 		irq_body(uc);
 	/* The parent-death signal (ppid.c), or a kill(): ask the host. */
 	else if (info->si_code == SI_USER)

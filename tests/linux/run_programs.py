@@ -19,6 +19,7 @@ Exit 77 (skipped) when a needed tool is missing.
 import difflib
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -109,6 +110,9 @@ def mode_programs(uarun, progs):
     fails = 0
     for p in progs:
         name = os.path.basename(p)
+        if 'hostsig' in name:
+            fails += host_signals(uarun, bks, name, p)
+            continue
         fails += compare(uarun, bks, name, [p],
                          quiet='edges' in name or 'calls' in name)
         if 'signals' in name:
@@ -121,6 +125,59 @@ def mode_programs(uarun, progs):
                 fails += compare(uarun, bks, name + ' badframe ' + how,
                                  [p, 'badframe', how])
             fails += signal_at_rewritten_exit(uarun, name, p)
+    return fails
+
+
+# prog_hostsig: (mode, the signals the runner sends once it reads
+# "ready", one after the other).
+HOSTSIG_CASES = [
+    ('term', [signal.SIGTERM]),
+    ('term', [signal.SIGINT]),
+    ('spin', [signal.SIGTERM]),
+    ('read', [signal.SIGINT]),
+    ('ignore', [signal.SIGHUP, signal.SIGUSR1]),
+    ('default', [signal.SIGTERM]),
+    ('blocked', [signal.SIGTERM]),
+]
+
+
+def run_signalled(cmd, sigs):
+    """Run cmd, send sigs to it from here once it prints "ready"."""
+    p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = p.stdout.readline()
+    if first == b'ready\n':
+        for s in sigs:
+            os.kill(p.pid, s)
+    try:
+        out, err = p.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        err += b'[timed out: killed]'
+    return first + out, p.returncode, err
+
+
+def host_signals(uarun, bks, name, prog):
+    """Signals sent to the process from outside reach the program as the
+    kernel delivers them: its handler with the sender's siginfo, ignored,
+    blocked and pending, or its default action, uarun dying of it."""
+    fails = 0
+    for how, sigs in HOSTSIG_CASES:
+        case = '%s %s %s' % (name, how, '+'.join(s.name for s in sigs))
+        want_out, want_rc, _ = run_signalled([prog, how], sigs)
+        for b, f, t in [(b, f, t) for t in traps(uarun, [prog, 'nosuch'])
+                        for b in bks for f in FRAMES]:
+            cmd = [uarun, '--protect=' + b, '--frames=' + f,
+                   '--trap=' + t, prog, how]
+            out, rc, err = run_signalled(cmd, sigs)
+            if out != want_out or rc != want_rc:
+                fails += 1
+                print('FAIL %s [%s, %s, %s]: native %s %r, uarun %s %r' %
+                      (case, b, f, t, end(want_rc), want_out, end(rc), out))
+                print('  uarun stderr: %r' % err[-500:])
+            else:
+                print('ok   %s [%s, %s, %s]: %s' % (case, b, f, t, end(rc)))
     return fails
 
 
