@@ -123,6 +123,40 @@ UA_EXPORT int ua_task_run(struct ua_task *t);
 UA_EXPORT int ua_set_interrupt_signal(int sig);
 
 /**
+ * ua_task_forward_host_signals() - deliver the process's signals to a task
+ * @t: the task that stands for the process, or NULL to stop forwarding
+ *
+ * Signals sent to the monitor process from outside (kill(1), the
+ * terminal's SIGINT, SIGQUIT and SIGTSTP, SIGHUP, SIGWINCH, SIGTERM,
+ * real-time signals...) become @t's own, as the kernel delivers them to
+ * a process: the guest's handler runs with the sender's siginfo
+ * (si_code, si_pid, si_uid, si_value), an ignored signal is dropped, a
+ * blocked one stays pending, and the default action is taken: the task
+ * ends killed by the signal (ua_task_run() returns that status), or, for
+ * a stop signal, the whole process is stopped with it until a SIGCONT.
+ * A signal that comes while guest code spins is delivered at once (the
+ * interrupt signal, ua_set_interrupt_signal(), must be available), one
+ * that comes while the task sleeps in a syscall wakes it, and a host
+ * call the monitor makes for the task (a read of a terminal) is
+ * interrupted and restarted by the guest's own SA_RESTART rules.
+ *
+ * Kept by the library, never forwarded: SIGKILL and SIGSTOP (the host
+ * acts on them itself), SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP (faults),
+ * SIGSYS (Syscall User Dispatch), the interrupt signal, glibc's own
+ * real-time signals, and SIGTTIN and SIGTTOU, left at the host's default
+ * (a background read or write of the terminal stops the process).  The
+ * dispositions the program had for the forwarded signals are put back
+ * when forwarding stops (NULL, or ua_task_destroy() of @t).  A second
+ * thread started by the library blocks every signal and queues them for
+ * a task asleep in the monitor; other threads of the program should
+ * block the forwarded signals, so that the host picks the task's thread.
+ *
+ * Return: 0, -EBUSY (another task is the target), or a negative errno
+ * value from the host (the thread, the eventfd, sigaction).
+ */
+UA_EXPORT int ua_task_forward_host_signals(struct ua_task *t);
+
+/**
  * ua_interrupt_signal() - the host signal in use as the interrupt
  *
  * Return: the signal number, or 0 before the first ua_task_run() or when

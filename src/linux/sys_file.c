@@ -97,6 +97,26 @@ static int dev_mode(const struct lx_file *f, bool write)
 }
 
 /* Read from f (at *pos when pos) into the iterator: vfs_read(). */
+/*
+ * The host read or write of a guest's read(2) or write(2): a terminal or
+ * a pipe may make it sleep, so it is a call a signal for the guest ends
+ * (ua__host_call(), task_internal.h), never one that sleeps through it.
+ */
+static ssize_t host_rw(bool write, int fd, void *buf, size_t n,
+		       const off_t *pos, off_t skip)
+{
+	long nr = write ? (pos ? SYS_pwrite64 : SYS_write) :
+			  (pos ? SYS_pread64 : SYS_read);
+	long r = ua__host_call(nr, fd, (long)buf, (long)n,
+			       pos ? (long)(*pos + skip) : 0, 0, 0);
+
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
 static long do_read(struct ua_task *t, struct lx_file *f,
 		    struct ua_iov_iter *it, off_t *pos)
 {
@@ -116,8 +136,8 @@ static long do_read(struct ua_task *t, struct lx_file *f,
 	while (ua_iov_iter_count(it)) {
 		size_t want = ua_iov_iter_count(it) < LX_CHUNK ?
 				      ua_iov_iter_count(it) : LX_CHUNK;
-		ssize_t n = pos ? pread(f->host, buf, want, *pos + (off_t)total)
-				: read(f->host, buf, want);
+		ssize_t n = host_rw(false, f->host, buf, want, pos,
+				    (off_t)total);
 		size_t c;
 
 		if (n < 0)
@@ -154,8 +174,7 @@ static long do_write(struct ua_task *t, struct lx_file *f,
 
 		if (!c)
 			return total ? (long)total : -EFAULT;
-		n = pos ? pwrite(f->host, buf, c, *pos + (off_t)total)
-			: write(f->host, buf, c);
+		n = host_rw(true, f->host, buf, c, pos, (off_t)total);
 		if (n < 0)
 			return total ? (long)total :
 				       pipe_error(t, -(long)errno);
@@ -493,10 +512,11 @@ static long do_poll(struct ua_task *t, struct pollfd *kfds, size_t n,
 		if (kfds[i].revents)
 			ready++;
 	}
-	ret = poll(h, n, ready ? 0 : timeout_ms);
+	ret = (int)ua__host_call(SYS_poll, (long)h, (long)n,
+				 ready ? 0 : timeout_ms, 0, 0, 0);
 	if (ret < 0) {
 		free(h);
-		return -errno;
+		return ret;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (h[i].fd < 0)
@@ -673,15 +693,14 @@ static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
 		else if (in->kind == LX_FD_ZERO)
 			n = (ssize_t)want, memset(buf, 0, want);
 		else
-			n = poff ? pread(in->host, buf, want, *poff)
-				 : read(in->host, buf, want);
+			n = host_rw(false, in->host, buf, want, poff, 0);
 		if (n <= 0) {
 			if (n < 0 && !total)
 				return -errno;
 			break;
 		}
 		if (out->kind == LX_FD_HOST)
-			w = write(out->host, buf, (size_t)n);
+			w = host_rw(true, out->host, buf, (size_t)n, NULL, 0);
 		else
 			w = n;
 		if (w < 0) {

@@ -248,6 +248,38 @@ static bool noreturn_call(int nr)
 	       nr == SYS_rt_sigreturn;
 }
 
+/*
+ * A host call made for the program came back EINTR: a forwarded host
+ * signal interrupted it (hostsig.c installs its handler without
+ * SA_RESTART so that it does).  The kernel would have returned its
+ * restart code and let the program's own handling decide: restarted
+ * with no handler or SA_RESTART, EINTR otherwise.  The poll family is
+ * ERESTARTNOHAND (fs/select.c; a handler makes it EINTR whatever its
+ * flags; restarted, a timeout starts again where the kernel's restart
+ * block would go on with what was left).  Calls the engine serves give
+ * their EINTR themselves, and those the kernel never restarts keep it.
+ */
+static long host_eintr(struct ua_task *t, int nr)
+{
+	if (!ua__host_sig_target(t))
+		return -EINTR;
+	switch (nr) {
+	case SYS_poll:
+	case SYS_ppoll:
+	case SYS_select:
+	case SYS_pselect6:
+		return -ERESTARTNOHAND;
+	case SYS_rt_sigtimedwait:
+	case SYS_nanosleep:
+	case SYS_clock_nanosleep:
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
+		return -EINTR;
+	}
+	return -ERESTARTSYS;
+}
+
 long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct lx_proc *p = lx_proc(t);
@@ -292,6 +324,8 @@ long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 		}
 	}
 	ret = c->fn(t, r);
+	if (ua_unlikely(ret == -EINTR))
+		ret = host_eintr(t, nr);
 	if (p->trace_fd >= 0 && !noreturn_call(nr)) {
 		trace_ret(&b, ret);
 		write(p->trace_fd, b.s, b.n);

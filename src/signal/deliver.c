@@ -40,6 +40,10 @@ static int default_action(int sig)
 	return 1;
 }
 
+#define STOP_SIGS                                                   \
+	(SIGBIT(SIGSTOP) | SIGBIT(SIGTSTP) | SIGBIT(SIGTTIN) | \
+	 SIGBIT(SIGTTOU))
+
 static void close_window(void)
 {
 	if (ua_self.win_kind == UA_WIN_WRITE)
@@ -174,15 +178,24 @@ void ua__sig_exit_work(struct ua_task *t)
 	siginfo_t info;
 	int sig;
 
+	/* What the host sent the process since (hostsig.c), queued first. */
+	if (ua__host_sig_pending(t))
+		ua__host_sig_drain();
 	while ((sig = ua__sig_dequeue(t, &info))) {
 		struct ua_ksigaction *ka = &s->action[sig];
 
 		if (ka->handler == (uint64_t)(uintptr_t)SIG_IGN)
 			continue;
 		if (ka->handler == (uint64_t)(uintptr_t)SIG_DFL) {
-			if (sig != SIGKILL && !default_action(sig))
-				continue;
-			die(t, sig);
+			if (sig == SIGKILL || default_action(sig))
+				die(t, sig);
+			/* The task standing for the process stops it. */
+			if (SIGBIT(sig) & STOP_SIGS) {
+				ua__host_stop(t, sig);
+				if (ua__host_sig_pending(t))
+					ua__host_sig_drain();
+			}
+			continue;
 		}
 		/* A frame built earlier in this loop: its window closes now. */
 		close_window();

@@ -165,6 +165,28 @@ out:
 	return ret;
 }
 
+#define STOP_MASK                                                   \
+	(SIGBIT(SIGSTOP) | SIGBIT(SIGTSTP) | SIGBIT(SIGTTIN) | \
+	 SIGBIT(SIGTTOU))
+
+/*
+ * prepare_signal(): a stop signal cancels a pending SIGCONT and SIGCONT
+ * every pending stop signal, whatever their dispositions.  Standard
+ * signals only, so the pending bits and nothing else.  Under s->lock.
+ */
+static void stop_cont(struct ua_sigstate *s, int sig)
+{
+	uint64_t drop = sig == SIGCONT		     ? STOP_MASK :
+			(SIGBIT(sig) & STOP_MASK) ? SIGBIT(SIGCONT) :
+						     0;
+
+	if (!drop || !(atomic_load(&s->pending) & drop))
+		return;
+	ua__sigq_lock(s);
+	atomic_fetch_and(&s->pending, ~drop);
+	ua__sigq_unlock(s);
+}
+
 int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 		 bool rt_may_fail)
 {
@@ -177,6 +199,7 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 		ret = -ESRCH;
 		goto out;
 	}
+	stop_cont(s, sig);
 	/* A blocked signal is never treated as ignored: it may be unblocked. */
 	if (!(s->blocked & bit) && sig != SIGKILL && ua__sig_ignored(s, sig))
 		goto out;
@@ -314,8 +337,17 @@ UA_FAST bool ua__fast_sig_work_pending(struct ua_task *t)
 
 	return (atomic_load_explicit(&s->pending, memory_order_relaxed) &
 		~s->blocked) ||
-	       s->restore_mask ||
+	       s->restore_mask || ua__host_sig_pending(t) ||
 	       (t->regs.orig_rax != (uint64_t)-1 && is_restart(t->regs.rax));
+}
+
+/* A host signal for the task that stands for the process (hostsig.c). */
+static void host_signal(struct ua_task *t, int sig, const siginfo_t *info)
+{
+	siginfo_t i = *info;
+
+	i.si_signo = sig;
+	ua__sig_send(t, sig, &i, false);
 }
 
 static const struct ua_task_hooks sig_hooks = {
@@ -324,6 +356,7 @@ static const struct ua_task_hooks sig_hooks = {
 	.work_pending = ua__fast_sig_work_pending,
 	.exit_work = ua__sig_exit_work,
 	.guest_fault = ua__sig_guest_fault,
+	.host_signal = host_signal,
 };
 
 __attribute__((constructor)) static void signal_init(void)

@@ -101,7 +101,29 @@ static __attribute__((noinline)) void irq_body(ucontext_t *uc)
 		return;
 	default:
 		t->irq_pending = 1;
+		ua__intr_fixup(uc);
 	}
+}
+
+/*
+ * Marked between ua__intr_syscall's test of irq_pending and its syscall
+ * (or backed up to the syscall by an SA_RESTART restart): the call
+ * returns -EINTR instead of sleeping with the mark unseen.
+ */
+void ua__intr_fixup(ucontext_t *uc)
+{
+	extern const char ua__intr_begin[], ua__intr_end[], ua__intr_cancel[];
+	greg_t *rip = &uc->uc_mcontext.gregs[REG_RIP];
+
+	if ((uintptr_t)*rip >= (uintptr_t)ua__intr_begin &&
+	    (uintptr_t)*rip < (uintptr_t)ua__intr_end)
+		*rip = (greg_t)(uintptr_t)ua__intr_cancel;
+}
+
+/* A forwarded host signal found the thread running its target (hostsig.c). */
+void ua__irq_interrupt(ucontext_t *uc)
+{
+	irq_body(uc);
 }
 
 /*
@@ -109,7 +131,6 @@ static __attribute__((noinline)) void irq_body(ucontext_t *uc)
  * before anything that could make an unaligned access, below the red
  * zone of the interrupted code.
  */
-UA_HIDDEN void ua__irq_entry(int sig, siginfo_t *info, void *uc);
 
 /* Entered through ua__irq_entry (trap.S): the monitor's FS base first. */
 __attribute__((no_sanitize_address)) UA_HIDDEN void
@@ -123,10 +144,12 @@ ua__irq_handler(int sig, siginfo_t *info, void *uc)
 			 "popfq\n\t"
 			 "leaq 128(%%rsp), %%rsp" ::: "cc", "memory");
 	ua__count(&ua_self.insn.sig_irq);
-	(void)sig;
 	saved = errno;
+	/* The same entry serves the host signals forwarded to a task. */
+	if (sig != __atomic_load_n(&irq_sig, __ATOMIC_RELAXED))
+		ua__host_signal(sig, info, uc);
 	/* Only the library's own kicks: tgkill() from this process. */
-	if (info->si_code == SI_TKILL && info->si_pid == irq_pid)
+	else if (info->si_code == SI_TKILL && info->si_pid == irq_pid)
 		irq_body(uc);
 	/* The parent-death signal (ppid.c), or a kill(): ask the host. */
 	else if (info->si_code == SI_USER)

@@ -184,6 +184,7 @@ void ua_task_destroy(struct ua_task *t)
 		errno = EBUSY;
 		return;
 	}
+	ua__host_sig_forget(t);
 	if (t->lx_free)
 		t->lx_free(t);
 	ua__trap_free(t);

@@ -257,6 +257,8 @@ struct ua_task_hooks {
 	/* A host fault taken in guest code: the task's regs hold the
 	 * faulting context.  Returns false when the task must die. */
 	bool (*guest_fault)(struct ua_task *t, int sig, const siginfo_t *info);
+	/* A host signal forwarded to t (hostsig.c), in ordinary context. */
+	void (*host_signal)(struct ua_task *t, int sig, const siginfo_t *info);
 };
 
 typedef long (*ua_syscall_fn)(struct ua_task *t, struct ua_pt_regs *regs);
@@ -451,6 +453,58 @@ UA_HIDDEN long ua__fast_lx(struct ua_task *t, struct ua_thread *self,
 
 /* irq.c: the reserved interrupt signal */
 UA_HIDDEN int ua__irq_setup(void);
+/* What a kick does, from a handler already on the task's thread. */
+UA_HIDDEN void ua__irq_interrupt(ucontext_t *uc);
+
+/* src/arch/x86_64/intr_syscall.S: a host call a guest's signal ends. */
+UA_HIDDEN long ua__intr_syscall(long nr, long a1, long a2, long a3, long a4,
+				long a5, long a6, const volatile uint8_t *flag);
+UA_HIDDEN void ua__intr_fixup(ucontext_t *uc);
+
+/*
+ * A host call made for the calling task that may sleep: -EINTR, without
+ * sleeping, once an interrupt has marked the task (irq_pending), however
+ * close to the syscall instruction it came.  Monitor code with no task
+ * makes it as a plain call.
+ */
+static inline long ua__host_call(long nr, long a1, long a2, long a3, long a4,
+				 long a5, long a6)
+{
+	static const volatile uint8_t never;
+	struct ua_task *t = ua__cur_task;
+
+	return ua__intr_syscall(nr, a1, a2, a3, a4, a5, a6,
+				t ? &t->irq_pending : &never);
+}
+UA_HIDDEN void ua__irq_entry(int sig, siginfo_t *info, void *uc); /* trap.S */
+
+/*
+ * hostsig.c: host signals forwarded to the task that stands for the
+ * process (ua_task_forward_host_signals()).  Recorded by the handler,
+ * queued by ua__host_sig_drain() at the target's exit work or by the
+ * forwarding thread.
+ */
+extern UA_HIDDEN _Atomic uint64_t ua__hs_pending;
+extern UA_HIDDEN _Atomic int ua__hs_busy;
+extern UA_HIDDEN struct ua_task *_Atomic ua__hs_target;
+UA_HIDDEN void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc);
+UA_HIDDEN void ua__host_sig_drain(void);
+UA_HIDDEN void ua__host_sig_forget(struct ua_task *t);
+UA_HIDDEN void ua__host_stop(struct ua_task *t, int sig);
+
+/* Host signals stand for t's own (the kernel's signals to the process). */
+static inline UA_FAST bool ua__host_sig_target(const struct ua_task *t)
+{
+	return atomic_load_explicit(&ua__hs_target, memory_order_relaxed) == t;
+}
+
+/* Recorded or being queued for t: its exit work drains (cheap, inline). */
+static inline UA_FAST bool ua__host_sig_pending(const struct ua_task *t)
+{
+	return (atomic_load_explicit(&ua__hs_pending, memory_order_relaxed) ||
+		atomic_load_explicit(&ua__hs_busy, memory_order_relaxed)) &&
+	       ua__host_sig_target(t);
+}
 /* A signal became deliverable to t: interrupt its thread if another. */
 UA_HIDDEN void ua__task_kick(struct ua_task *t);
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Memory, time, getrandom and uname as a libc uses them: run natively and
- * under uarun, the output must be the same.
+ * Memory (a 4 GiB allocation among it), time, getrandom and uname as a
+ * libc uses them: run natively and under uarun, the output must be the
+ * same.
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -14,6 +15,28 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+
+/*
+ * A single 4 GiB allocation, as large programs make: more than uarun's
+ * space once held.  One byte per MiB is touched (16 MiB of memory), each
+ * a function of its place, so the checksum shows every page kept its own.
+ */
+static void malloc_4g(void)
+{
+	size_t n = (size_t)4 << 30, step = (size_t)1 << 20;
+	unsigned char *p = malloc(n);
+	uint64_t s = 0;
+
+	printf("malloc 4G: %d\n", p != NULL);
+	if (!p)
+		return;
+	for (size_t i = 0; i < n; i += step)
+		p[i] = (unsigned char)(i / step * 7 + 1);
+	for (size_t i = n; i; i -= step)
+		s = s * 31 + p[i - step];
+	printf("sum 4G: %llx\n", (unsigned long long)s);
+	free(p);
+}
 
 static uint64_t sum(const unsigned char *p, size_t n)
 {
@@ -56,6 +79,7 @@ int main(void)
 	p[12345] = 9;
 	printf("mmap: %d\n", p[12345]);
 	printf("munmap: %d\n", munmap(p, 1 << 20));
+	malloc_4g();
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	nanosleep(&d, NULL);
 	clock_gettime(CLOCK_MONOTONIC, &b);

@@ -18,7 +18,22 @@
 
 #include <uaccess.h>
 
-#define SPACE_SIZE ((size_t)1 << 30)
+/*
+ * The space is address space only: one PROT_NONE, MAP_NORESERVE
+ * reservation, committed page by page as the program maps it, so its
+ * size costs no memory and is what a process may map, not what it uses.
+ */
+#define SPACE_DEFAULT ((size_t)64 << 30)
+#define SPACE_MIN ((size_t)16 << 20)
+/* Address space left to the monitor itself under a finite RLIMIT_AS. */
+#define MONITOR_ROOM ((size_t)256 << 20)
+/*
+ * --trap=rewrite maps its trampoline's tail at one of a few low
+ * addresses (src/task/trap_rewrite.c) once the space exists: an ET_EXEC
+ * program's 64 GiB space from its link address covers them all, so the
+ * default stays at the 1 GiB that leaves them free.
+ */
+#define SPACE_REWRITE ((size_t)1 << 30)
 
 extern char **environ;
 
@@ -27,8 +42,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: uarun [--protect=none|mprotect|pkey] "
 		"[--frames=block|per-access]\n"
-		"             [--trap=patch|sud|rewrite] [--stats] [--trace] "
-		"PROGRAM [ARG...]\n"
+		"             [--trap=patch|sud|rewrite] [--space-size=SIZE] "
+		"[--stats] [--trace]\n"
+		"             PROGRAM [ARG...]\n"
 		"\n"
 		"Runs a static (or static-pie) Linux x86-64 PROGRAM in a guest "
 		"space of the\nuaccess engine: its syscalls are trapped and "
@@ -45,6 +61,12 @@ static void usage(FILE *f)
 		"rewrite turns trapped sites into calls to a\n"
 		"               page-0 trampoline (uses the red zone; needs "
 		"page 0)\n"
+		"  --space-size=SIZE  address space the program may map, "
+		"in bytes or with a\n               K, M, G or T suffix "
+		"(default 64G, less where RLIMIT_AS or\n"
+		"               the host's address space cannot give it); "
+		"reserved, not\n               committed: memory is used only "
+		"as the program maps it\n"
 		"  --trace      print each syscall on stderr, strace-style\n"
 		"  --stats      print syscalls by name, signals, protection "
 		"switches,\n               windows and fixups on stderr at "
@@ -76,6 +98,85 @@ static const char *find_program(const char *name, char *buf, size_t size)
 		path += len + (path[len] == ':');
 	}
 	return name;
+}
+
+/* SIZE[KMGT]: bytes, binary multiples; 0 for a malformed or zero size. */
+static size_t parse_size(const char *s)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	}
+	if (*end || v > (~0ull >> shift))
+		return 0;
+	return (size_t)(v << shift);
+}
+
+/* The process's mapped address space now (/proc/self/statm, in pages). */
+static size_t vm_size(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/*
+ * The default reservation, within a finite RLIMIT_AS: the reservation
+ * counts against it like any mapping (PROT_NONE included), so leave the
+ * monitor room for its own.
+ */
+static size_t default_space_size(void)
+{
+	size_t size = SPACE_DEFAULT, used, room;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return size;
+	used = vm_size() + MONITOR_ROOM;
+	room = rl.rlim_cur > used ? (size_t)rl.rlim_cur - used : 0;
+	room &= ~(((size_t)1 << 20) - 1);
+	if (room < SPACE_MIN)
+		room = SPACE_MIN;
+	return room < size ? room : size;
+}
+
+/*
+ * A space of the size asked for, or by default the largest the host
+ * gives, halving from 64 GiB: an address space that cannot hold the
+ * reservation (a small vm.max_map_count does not matter, a 47-bit user
+ * space always can, an rlimit or something mapped at an ET_EXEC program's
+ * link address may not) gets a smaller space rather than none.
+ */
+static struct ua_space *make_space(size_t size, bool asked,
+				   const struct ua_space_opts *so)
+{
+	struct ua_space *sp;
+
+	for (;;) {
+		sp = ua_space_create(size, so);
+		if (sp || asked || (errno != ENOMEM && errno != EEXIST) ||
+		    size / 2 < SPACE_MIN)
+			return sp;
+		size /= 2;
+	}
 }
 
 /* Die the way the guest died: its signal, no core file. */
@@ -116,12 +217,14 @@ int main(int argc, char **argv)
 		{ "trap", required_argument, NULL, 't' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "trace", no_argument, NULL, 'T' },
+		{ "space-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ua_space_opts so = { 0 };
 	struct ua_task_opts to = { 0 };
 	bool stats = false, trace = false;
+	size_t space_size = 0;
 	struct ua_space *sp;
 	struct ua_task *t;
 	struct ua_stats st;
@@ -160,6 +263,11 @@ int main(int argc, char **argv)
 				return bad_usage("unknown trap mechanism",
 						 optarg);
 			break;
+		case 'S':
+			space_size = parse_size(optarg);
+			if (!space_size)
+				return bad_usage("bad space size", optarg);
+			break;
 		case 's':
 			stats = true;
 			break;
@@ -183,7 +291,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	prog = find_program(argv[optind], pathbuf, sizeof(pathbuf));
 	so.addr = (void *)ua_exec_space_addr(prog);
-	sp = ua_space_create(SPACE_SIZE, &so);
+	if (!space_size && (to.trap == UA_TRAP_REWRITE ||
+			    (to.trap == UA_TRAP_DEFAULT && getenv("UA_TRAP") &&
+			     !strcmp(getenv("UA_TRAP"), "rewrite"))))
+		space_size = SPACE_REWRITE;
+	sp = make_space(space_size ? space_size : default_space_size(),
+			space_size, &so);
 	if (!sp) {
 		fprintf(stderr, "uarun: cannot create a space%s: %s\n",
 			so.addr ? " at the program's link address" : "",
@@ -203,9 +316,15 @@ int main(int argc, char **argv)
 	}
 	if (trace)
 		ua_linux_trace(t, 2);
+	/* The program stands for this process: its signals are the program's. */
+	c = ua_task_forward_host_signals(t);
+	if (c)
+		fprintf(stderr, "uarun: host signals are not forwarded to the "
+			"program: %s\n", strerror(-c));
 	ua_stats_reset();
 	status = ua_task_run(t);
 	ua_stats_get(&st);
+	ua_task_forward_host_signals(NULL);
 	if (status < 0) {
 		fprintf(stderr, "uarun: cannot run %s: %s\n", argv[optind],
 			strerror(-status));

@@ -31,6 +31,12 @@ void ua_task_destroy(struct ua_task *t)
 	(void)t;
 }
 
+int ua_task_forward_host_signals(struct ua_task *t)
+{
+	(void)t;
+	return -EOPNOTSUPP;
+}
+
 int ua_set_interrupt_signal(int sig)
 {
 	(void)sig;

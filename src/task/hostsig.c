@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Signals sent to the monitor process from outside (another process's
+ * kill(), the terminal's ^C, ^\ and ^Z, a hang-up, a resize), forwarded
+ * to the one task that stands for the process: ua_task_forward_host_signals().
+ *
+ * The host handler may interrupt the monitor anywhere, a malloc or a lock
+ * holder included, so it only records: the signal's bit in an atomic
+ * pending word and its siginfo in a slot of its own; then it interrupts
+ * the task the way a kick does (irq.c: at once in guest code, a mark in
+ * monitor code that the exit code checks) and wakes the forwarding
+ * thread through an eventfd.  The signal is queued to the task with
+ * ua__sig_send() by whoever drains first, in ordinary context: the
+ * task's own exit work (the kernel's exit-to-user work: the safe point
+ * every return to guest code passes) or the forwarding thread, which is
+ * there for a task asleep in the monitor (pause, sigsuspend, nanosleep,
+ * futex): those sleep on a condition variable that no signal handler
+ * may signal.
+ *
+ * The handler has no SA_RESTART: a host call the monitor makes for the
+ * guest (a read of the terminal) comes back EINTR, and the linux layer
+ * turns that into the kernel's restart code, so the guest's handler and
+ * its SA_RESTART decide, as under the kernel (table.c).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "task_internal.h"
+
+#define HS_NSIG 64
+#define HS_BIT(sig) (1ull << ((sig) - 1))
+
+struct hs_slot {
+	_Atomic int busy;
+	siginfo_t info;
+};
+
+_Atomic uint64_t ua__hs_pending;
+_Atomic int ua__hs_busy;
+struct ua_task *_Atomic ua__hs_target;
+
+static struct hs_slot slots[HS_NSIG + 1];
+static struct sigaction saved[HS_NSIG + 1];
+static uint64_t forwarded;
+static _Atomic int inflight;
+static pid_t hs_pid;
+static int hs_efd = -1;
+/* drain_lock orders drains; setup_lock the installs and restores. */
+static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t thread_once = PTHREAD_ONCE_INIT;
+static int thread_err;
+
+/*
+ * The signals the library keeps: those nothing can catch, the faults
+ * (the fault handler, src/core/fault.c), SIGSYS (Syscall User Dispatch),
+ * the interrupt signal, glibc's own (32 up to SIGRTMIN), and SIGTTIN and
+ * SIGTTOU, left at the host's default: the tty layer stops a background
+ * reader or writer only when the caller neither blocks nor ignores them
+ * (drivers/tty/tty_jobctrl.c, __tty_check_change()), and with a handler
+ * of ours there it would send them again at every restart of the read.
+ */
+static bool kept(int sig)
+{
+	switch (sig) {
+	case SIGKILL:
+	case SIGSTOP:
+	case SIGSEGV:
+	case SIGBUS:
+	case SIGFPE:
+	case SIGILL:
+	case SIGTRAP:
+	case SIGSYS:
+	case SIGTTIN:
+	case SIGTTOU:
+		return true;
+	}
+	return (sig >= 32 && sig < SIGRTMIN) || sig == ua_interrupt_signal();
+}
+
+/*
+ * A second arrival of sig racing a reader or another writer of its slot
+ * keeps the siginfo already there: a standard signal coalesces anyway.
+ */
+static void record(int sig, const siginfo_t *info)
+{
+	struct hs_slot *s = &slots[sig];
+
+	if (!atomic_exchange(&s->busy, 1)) {
+		s->info = *info;
+		atomic_store(&s->busy, 0);
+	}
+	atomic_fetch_or(&ua__hs_pending, HS_BIT(sig));
+}
+
+/* From ua__irq_handler() (irq.c) for every signal but the interrupt. */
+void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc)
+{
+	uint64_t one = 1;
+	struct ua_task *t;
+	bool here;
+
+	/*
+	 * The monitor's own write to a pipe nobody reads (pipe_write() sends
+	 * SIGPIPE as SI_USER from the writer): the linux layer has given the
+	 * guest its SIGPIPE with the EPIPE.
+	 */
+	if (sig == SIGPIPE && info->si_code == SI_USER &&
+	    info->si_pid == hs_pid)
+		return;
+	if (sig < 1 || sig > HS_NSIG || !(forwarded & HS_BIT(sig)))
+		return;
+	atomic_fetch_add(&inflight, 1);
+	record(sig, info);
+	if (hs_efd >= 0 && write(hs_efd, &one, sizeof(one)) < 0) {
+		/* Full (2^64 - 2 wakes pending): the thread is awake. */
+	}
+	t = atomic_load(&ua__hs_target);
+	here = t && ua__cur_task == t;
+	if (t && !here)
+		ua__task_kick(t);
+	atomic_fetch_sub(&inflight, 1);
+	/* Last: in guest code this resumes in the monitor, never returning. */
+	if (here)
+		ua__irq_interrupt(uc);
+}
+
+/*
+ * Queue what was recorded to the target, in ordinary context.  busy is
+ * raised before the pending word is taken, so a task that sees neither
+ * set knows no drain is half done (ua__host_sig_pending()).
+ */
+void ua__host_sig_drain(void)
+{
+	const struct ua_task_hooks *h = ua__task_hooks;
+	struct ua_task *t;
+	uint64_t bits;
+
+	atomic_fetch_add(&ua__hs_busy, 1);
+	pthread_mutex_lock(&drain_lock);
+	t = atomic_load(&ua__hs_target);
+	bits = t ? atomic_exchange(&ua__hs_pending, 0) : 0;
+	while (bits) {
+		int sig = __builtin_ctzll(bits) + 1;
+		struct hs_slot *s = &slots[sig];
+		siginfo_t info;
+
+		bits &= bits - 1;
+		while (atomic_exchange(&s->busy, 1))
+			;
+		info = s->info;
+		atomic_store(&s->busy, 0);
+		if (h && h->host_signal)
+			h->host_signal(t, sig, &info);
+	}
+	pthread_mutex_unlock(&drain_lock);
+	atomic_fetch_sub(&ua__hs_busy, 1);
+}
+
+/* The forwarding thread: every signal blocked, woken by the handler. */
+static void *hs_thread(void *arg)
+{
+	uint64_t v;
+
+	(void)arg;
+	for (;;) {
+		if (read(hs_efd, &v, sizeof(v)) < 0 && errno != EINTR)
+			return NULL;
+		ua__host_sig_drain();
+	}
+}
+
+static void thread_start(void)
+{
+	sigset_t all, old;
+	pthread_t th;
+	int err;
+
+	hs_efd = eventfd(0, EFD_CLOEXEC);
+	if (hs_efd < 0) {
+		thread_err = -errno;
+		return;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&th, NULL, hs_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		close(hs_efd);
+		hs_efd = -1;
+		thread_err = -err;
+		return;
+	}
+	pthread_detach(th);
+}
+
+static void restore(void)
+{
+	for (int sig = 1; sig <= HS_NSIG; sig++)
+		if (forwarded & HS_BIT(sig))
+			sigaction(sig, &saved[sig], NULL);
+	forwarded = 0;
+}
+
+static int install(void)
+{
+	struct sigaction sa;
+	int irq = ua_interrupt_signal();
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = ua__irq_entry;
+	/* No SA_RESTART: a host call made for the guest must see EINTR. */
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	for (int sig = 1; sig <= SIGRTMAX && sig <= HS_NSIG; sig++)
+		if (!kept(sig))
+			sigaddset(&sa.sa_mask, sig);
+	if (irq)
+		sigaddset(&sa.sa_mask, irq);
+	for (int sig = 1; sig <= SIGRTMAX && sig <= HS_NSIG; sig++) {
+		if (kept(sig))
+			continue;
+		/* Before the handler can run: it checks the set. */
+		forwarded |= HS_BIT(sig);
+		if (sigaction(sig, &sa, &saved[sig])) {
+			int err = -errno;
+
+			forwarded &= ~HS_BIT(sig);
+			restore();
+			return err;
+		}
+	}
+	return 0;
+}
+
+int ua_task_forward_host_signals(struct ua_task *t)
+{
+	struct ua_task *cur;
+	int err = 0;
+
+	pthread_mutex_lock(&setup_lock);
+	cur = atomic_load(&ua__hs_target);
+	if (t == cur)
+		goto out;
+	if (t && cur) {
+		err = -EBUSY;
+		goto out;
+	}
+	if (!t) {
+		restore();
+		pthread_mutex_lock(&drain_lock);
+		atomic_store(&ua__hs_target, NULL);
+		atomic_store(&ua__hs_pending, 0);
+		pthread_mutex_unlock(&drain_lock);
+		/* A handler on another thread may still be kicking cur. */
+		while (atomic_load(&inflight))
+			;
+		goto out;
+	}
+	/* The interrupt signal is chosen first: it is never forwarded. */
+	err = ua__irq_setup();
+	if (!err) {
+		pthread_once(&thread_once, thread_start);
+		err = thread_err;
+	}
+	if (err)
+		goto out;
+	hs_pid = getpid();
+	atomic_store(&ua__hs_target, t);
+	err = install();
+	if (err)
+		atomic_store(&ua__hs_target, NULL);
+out:
+	pthread_mutex_unlock(&setup_lock);
+	return err;
+}
+
+/* ua_task_destroy(): a target going away stops the forwarding. */
+void ua__host_sig_forget(struct ua_task *t)
+{
+	if (t && atomic_load(&ua__hs_target) == t)
+		ua_task_forward_host_signals(NULL);
+}
+
+/*
+ * The default action of a stop signal for the task that stands for the
+ * process: stop the process, as the kernel's do_signal_stop() stops the
+ * native one.  The host is asked to do it with the same signal at its
+ * default disposition, so the parent's waitpid() sees WSTOPSIG = sig and
+ * the host applies its own rule (a SIGTSTP, SIGTTIN or SIGTTOU to an
+ * orphaned process group is dropped).  tgkill() returns only once the
+ * process was continued (the stop happens on its way back to user mode);
+ * the SIGCONT that did it reaches the guest like any other.
+ */
+void ua__host_stop(struct ua_task *t, int sig)
+{
+	struct sigaction dfl, old;
+	sigset_t set, oset;
+
+	if (!t || atomic_load(&ua__hs_target) != t)
+		return;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	if (sig != SIGSTOP && sigaction(sig, &dfl, &old))
+		return;
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	pthread_sigmask(SIG_UNBLOCK, &set, &oset);
+	syscall(SYS_tgkill, getpid(), gettid(), sig);
+	pthread_sigmask(SIG_SETMASK, &oset, NULL);
+	if (sig != SIGSTOP)
+		sigaction(sig, &old, NULL);
+}
