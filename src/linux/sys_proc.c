@@ -493,6 +493,49 @@ static long sys_umask(struct ua_task *t, struct ua_pt_regs *r)
 	return umask((mode_t)ARG1(r) & 0777);
 }
 
+/*
+ * Process groups and sessions: pids are the host's and the guest process
+ * is the monitor's (doc/uarun.md), so the host's answer is the kernel's,
+ * errors included (EPERM for a session leader's setpgid or setsid,
+ * ESRCH for a pid outside the caller's reach).
+ */
+static long host_ret(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static long sys_getpgid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	return host_ret(syscall(SYS_getpgid, (pid_t)ARG1(r)));
+}
+
+static long sys_getpgrp(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return host_ret(syscall(SYS_getpgid, 0));
+}
+
+static long sys_setpgid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	return host_ret(syscall(SYS_setpgid, (pid_t)ARG1(r), (pid_t)ARG2(r)));
+}
+
+static long sys_getsid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	return host_ret(syscall(SYS_getsid, (pid_t)ARG1(r)));
+}
+
+static long sys_setsid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)t;
+	(void)r;
+	return host_ret(syscall(SYS_setsid));
+}
+
 static const struct lx_call calls[] = {
 	{ SYS_exit, "exit", sys_exit_group, "d" },
 	{ SYS_exit_group, "exit_group", sys_exit_group, "d" },
@@ -523,6 +566,11 @@ static const struct lx_call calls[] = {
 	{ SYS_setpriority, "setpriority", sys_setpriority, "ddd" },
 	{ SYS_getgroups, "getgroups", sys_getgroups, "dp" },
 	{ SYS_prctl, "prctl", sys_prctl, "dxxxx" },
+	{ SYS_getpgid, "getpgid", sys_getpgid, "d" },
+	{ SYS_getpgrp, "getpgrp", sys_getpgrp, "-" },
+	{ SYS_setpgid, "setpgid", sys_setpgid, "dd" },
+	{ SYS_getsid, "getsid", sys_getsid, "d" },
+	{ SYS_setsid, "setsid", sys_setsid, "-" },
 	{ SYS_fork, "fork", sys_multiprocess, "-" },
 	{ SYS_vfork, "vfork", sys_multiprocess, "-" },
 	{ SYS_clone, "clone", sys_multiprocess, "xppp" },

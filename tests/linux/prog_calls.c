@@ -446,11 +446,45 @@ static void test_files(void)
 	printf("rmdir: %s\n", res(rmdir(dir)));
 }
 
+/*
+ * Process groups and sessions.  Pids differ between runs, so only their
+ * relations are printed; whether the first setsid() succeeds depends on
+ * how the runner started us, the same for the native and the uarun run.
+ */
+static void test_pgrp(void)
+{
+	pid_t me = getpid(), leader;
+
+	printf("getpgrp = getpgid(0): %d\n",
+	       syscall(SYS_getpgrp) == syscall(SYS_getpgid, 0));
+	printf("getpgid(self) = getpgid(0): %d\n",
+	       syscall(SYS_getpgid, me) == syscall(SYS_getpgid, 0));
+	printf("getsid(self) = getsid(0): %d\n",
+	       syscall(SYS_getsid, me) == syscall(SYS_getsid, 0));
+	printf("getpgid(INT_MAX): %s\n", res(syscall(SYS_getpgid, 0x7fffffff)));
+	printf("getsid(-1): %s\n", res(syscall(SYS_getsid, -1)));
+	printf("setpgid(0, -1): %s\n", res(syscall(SYS_setpgid, 0, -1)));
+	leader = (pid_t)syscall(SYS_getsid, 0) == me;
+	printf("session leader at start: %d\n", leader);
+	if (!leader) {
+		long r = syscall(SYS_setpgid, 0, 0);
+
+		printf("setpgid(0, 0): %s\n", res(r));
+		printf("now group leader: %d\n",
+		       syscall(SYS_getpgrp) == me);
+		printf("setsid as group leader: %s\n",
+		       res(syscall(SYS_setsid)));
+	}
+	printf("setpgid(0, self) again: %s\n",
+	       res(syscall(SYS_setpgid, 0, me)));
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	test_futex();
 	test_proc();
 	test_files();
+	test_pgrp();
 	return 0;
 }
