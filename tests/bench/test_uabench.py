@@ -7,6 +7,7 @@ usage: test_uabench.py UABENCH SCHEMA
 """
 
 import json
+import math
 import os
 import struct
 import subprocess
@@ -882,7 +883,10 @@ class Json(unittest.TestCase):
                 self.assertEqual(m["reps"], 2)
                 self.assertEqual(len(m["samples_ns"]), 2)
                 self.assertGreater(m["counts"]["switches"], 0)
-                self.assertGreater(cfg[n]["wall_ns_median"], 0)
+                # Less the baseline's wall time: on a busy machine a
+                # quick run's difference may fall below zero, so only
+                # its presence is checked (timing is the report's).
+                self.assertTrue(math.isfinite(cfg[n]["wall_ns_median"]))
             else:
                 # Why not, in uarun's words where it ran and failed.
                 self.assertRegex(ms[n]["unavailable_reason"],
