@@ -154,6 +154,8 @@ UA_HIDDEN void ua__lx_rlimits_init(struct lx_proc *p);
 
 /* sys_time.c */
 UA_HIDDEN void ua__lx_timer_stop(struct lx_proc *p);
+/* A forked child: the parent's timer thread is not there (sys_time.c). */
+UA_HIDDEN void ua__lx_timer_reset(struct lx_proc *p);
 /*
  * Sleep until a signal is deliverable (or one in also is pending), or
  * until deadline (CLOCK_MONOTONIC; NULL: none).  0 woken, -ETIMEDOUT.
@@ -168,6 +170,7 @@ UA_HIDDEN long ua__lx_map_file(struct ua_task *t, uintptr_t addr,
 
 /* Family registration, called once from table.c. */
 UA_HIDDEN void ua__lx_proc_init(void);
+UA_HIDDEN void ua__lx_process_init(void);
 UA_HIDDEN void ua__lx_mm_init(void);
 UA_HIDDEN void ua__lx_file_init(void);
 UA_HIDDEN void ua__lx_fs_init(void);

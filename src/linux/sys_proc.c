@@ -92,7 +92,7 @@ static long sys_enosys(struct ua_task *t, struct ua_pt_regs *r)
 	return -ENOSYS;
 }
 
-static long sys_multiprocess(struct ua_task *t, struct ua_pt_regs *r)
+static long sys_execve_missing(struct ua_task *t, struct ua_pt_regs *r)
 {
 	static bool said;
 
@@ -100,9 +100,8 @@ static long sys_multiprocess(struct ua_task *t, struct ua_pt_regs *r)
 	(void)r;
 	if (!said) {
 		said = true;
-		ua__write_str(2, "uaccess: fork, vfork, clone and execve: "
-				 "multi-process guests are not supported "
-				 "yet (ENOSYS)\n");
+		ua__write_str(2, "uaccess: execve: a new program image is not "
+				 "supported yet (ENOSYS)\n");
 	}
 	return -ENOSYS;
 }
@@ -571,11 +570,7 @@ static const struct lx_call calls[] = {
 	{ SYS_setpgid, "setpgid", sys_setpgid, "dd" },
 	{ SYS_getsid, "getsid", sys_getsid, "d" },
 	{ SYS_setsid, "setsid", sys_setsid, "-" },
-	{ SYS_fork, "fork", sys_multiprocess, "-" },
-	{ SYS_vfork, "vfork", sys_multiprocess, "-" },
-	{ SYS_clone, "clone", sys_multiprocess, "xppp" },
-	{ SYS_clone3, "clone3", sys_multiprocess, "pu" },
-	{ SYS_execve, "execve", sys_multiprocess, "spp" },
+	{ SYS_execve, "execve", sys_execve_missing, "spp" },
 };
 
 void ua__lx_proc_init(void)

@@ -324,6 +324,15 @@ void ua__lx_timer_stop(struct lx_proc *p)
 	tm->started = false;
 }
 
+/*
+ * The child of a guest's fork: no thread runs the parent's timer here,
+ * and the kernel gives a forked child no interval timer (copy_signal()).
+ */
+void ua__lx_timer_reset(struct lx_proc *p)
+{
+	memset(&p->timer, 0, sizeof(p->timer));
+}
+
 static void tv_from_ts(struct timeval *tv, const struct timespec *ts)
 {
 	tv->tv_sec = ts->tv_sec;

@@ -433,6 +433,7 @@ void ua_linux_print_stats(struct ua_task *t, int fd)
 __attribute__((constructor)) static void lx_table_init(void)
 {
 	ua__lx_proc_init();
+	ua__lx_process_init();
 	ua__lx_mm_init();
 	ua__lx_file_init();
 	ua__lx_fs_init();

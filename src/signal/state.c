@@ -87,6 +87,31 @@ static int sig_create(struct ua_task *t)
 	return 0;
 }
 
+/*
+ * The child of a guest's fork (the linux layer calls it at once): the
+ * kernel starts a forked child with nothing pending (copy_process():
+ * init_sigpending), its mask, handlers and altstack those of the parent;
+ * locks another thread held at the fork are free again.
+ */
+void ua__sig_after_fork(struct ua_task *t)
+{
+	struct ua_sigstate *s = t->sig;
+
+	if (!s)
+		return;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	atomic_store(&s->qlock, 0);
+	atomic_store(&s->pending, 0);
+	s->qlen = 0;
+	s->noinfo = 0;
+	s->woken = false;
+	pthread_mutex_init(&registry_lock, NULL);
+	registry[0] = t;
+	registry_len = 1;
+	ua__timers_after_fork(t);
+}
+
 static void sig_destroy(struct ua_task *t)
 {
 	struct ua_sigstate *s = t->sig;

@@ -5,6 +5,7 @@
  * accessors only; a bad pointer is -EFAULT, never a monitor crash.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -449,12 +450,26 @@ UA_FAST uid_t ua__fast_monitor_uid(void)
 }
 
 static _Atomic pid_t monitor_pid;
+static pthread_once_t pid_once = PTHREAD_ONCE_INIT;
+
+/* A forked monitor (a guest's fork, src/task/fork.c) asks again. */
+static void pid_forget(void)
+{
+	atomic_store_explicit(&monitor_pid, 0, memory_order_relaxed);
+}
+
+static void pid_once_init(void)
+{
+	pthread_atfork(NULL, NULL, pid_forget);
+}
 
 pid_t ua__monitor_pid(void)
 {
 	pid_t p = atomic_load_explicit(&monitor_pid, memory_order_relaxed);
 
 	if (!p) {
+		/* Before the first cached value: no child may inherit one. */
+		pthread_once(&pid_once, pid_once_init);
 		p = getpid();
 		atomic_store_explicit(&monitor_pid, p, memory_order_relaxed);
 	}

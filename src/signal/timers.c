@@ -144,6 +144,24 @@ static void timer_start(void)
 		pthread_detach(th);
 }
 
+/*
+ * The child of a guest's fork: the timer thread did not come along, and
+ * the kernel does not give a forked child its parent's interval timers
+ * (copy_signal() starts them disarmed).  A timer armed later starts the
+ * thread again.
+ */
+void ua__timers_after_fork(struct ua_task *t)
+{
+	struct ua_sigstate *s = sigstate(t);
+
+	pthread_mutex_init(&timer_lock, NULL);
+	narmed = 0;
+	timer_once = (pthread_once_t)PTHREAD_ONCE_INIT;
+	timer_err = 0;
+	if (s)
+		s->itimer_expiry = s->itimer_interval = 0;
+}
+
 void ua__timer_forget(struct ua_task *t)
 {
 	struct ua_sigstate *s = sigstate(t);

@@ -279,6 +279,31 @@ out:
 	return err;
 }
 
+/*
+ * In the child of a guest's fork (fork.c): the forwarding thread did not
+ * come along and its eventfd is the parent's, the locks may have been
+ * held by it, and signals pending for the parent are not the child's
+ * (the kernel's copy_process() starts the child's queue empty).  The
+ * handlers are inherited, and t is still the target.
+ */
+int ua__host_sig_after_fork(struct ua_task *t)
+{
+	pthread_mutex_init(&drain_lock, NULL);
+	pthread_mutex_init(&setup_lock, NULL);
+	atomic_store(&inflight, 0);
+	atomic_store(&ua__hs_busy, 0);
+	atomic_store(&ua__hs_pending, 0);
+	if (atomic_load(&ua__hs_target) != t)
+		return 0;
+	hs_pid = getpid();
+	if (hs_efd >= 0)
+		close(hs_efd);
+	hs_efd = -1;
+	thread_err = 0;
+	thread_start();
+	return thread_err;
+}
+
 /* ua_task_destroy(): a target going away stops the forwarding. */
 void ua__host_sig_forget(struct ua_task *t)
 {

@@ -235,6 +235,12 @@ int ua_interrupt_signal(void)
 	return __atomic_load_n(&irq_sig, __ATOMIC_ACQUIRE);
 }
 
+/* A forked monitor (fork.c): kicks are sent within the new process. */
+void ua__irq_after_fork(void)
+{
+	irq_pid = getpid();
+}
+
 void ua__task_kick(struct ua_task *t)
 {
 	int sig = __atomic_load_n(&irq_sig, __ATOMIC_ACQUIRE);

@@ -71,3 +71,23 @@ pid_t ua__ppid(void)
 
 	return p ? p : getppid();
 }
+
+/*
+ * In a forked monitor (fork.c) whose task was armed: fork cleared the
+ * parent-death signal, and the parent is now the monitor that forked.
+ */
+void ua__ppid_after_fork(pid_t parent)
+{
+	int sig = ua_interrupt_signal();
+
+	if (!sig || prctl(PR_SET_PDEATHSIG, sig)) {
+		atomic_store(&changed, true);
+		atomic_store(&cache, 0);
+		return;
+	}
+	atomic_store(&armed, 1);
+	atomic_store(&cache, parent);
+	/* Gone before the signal was armed: never reported, so ask. */
+	if (getppid() != parent || atomic_load(&changed))
+		atomic_store(&cache, 0);
+}

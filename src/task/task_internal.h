@@ -155,6 +155,12 @@ UA_HIDDEN long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r);
 UA_HIDDEN int ua__trap_check(const struct ua_task_opts *opts, uint8_t *mode);
 UA_HIDDEN int ua__trap_run_begin(struct ua_task *t);
 UA_HIDDEN void ua__trap_run_end(struct ua_task *t);
+UA_HIDDEN int ua__trap_after_fork(struct ua_task *t, pid_t parent);
+/* fork.c: a guest's fork; in the child only t goes on.  pid, 0, -errno. */
+UA_HIDDEN pid_t ua__task_fork(struct ua_task *t);
+UA_HIDDEN void ua__irq_after_fork(void);
+UA_HIDDEN void ua__ppid_after_fork(pid_t parent);
+UA_HIDDEN int ua__host_sig_after_fork(struct ua_task *t);
 UA_HIDDEN void ua__trap_init(void);
 UA_HIDDEN void ua__trap_free(struct ua_task *t);
 /* The guest's GS base (arch_prctl ARCH_SET_GS / ARCH_GET_GS). */

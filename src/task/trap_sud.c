@@ -423,6 +423,25 @@ fail:
 	return err;
 }
 
+/*
+ * In the child of a guest's fork (fork.c), in monitor mode: the host
+ * clears Syscall User Dispatch and the parent-death signal in a forked
+ * child; everything else the task set up (altstack, GS, FS) came along.
+ */
+int ua__trap_after_fork(struct ua_task *t, pid_t parent)
+{
+	if (!t->trap)
+		return 0;
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
+		  (unsigned long)__start_ua_sud_text,
+		  (unsigned long)(__stop_ua_sud_text - __start_ua_sud_text),
+		  &t->tb.sel))
+		return -errno;
+	if (t->ppid_armed)
+		ua__ppid_after_fork(parent);
+	return 0;
+}
+
 /* ua_task_run() after the task ended (monitor mode: selector allowing). */
 void ua__trap_run_end(struct ua_task *t)
 {
