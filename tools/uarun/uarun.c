@@ -180,12 +180,23 @@ static struct ua_space *make_space(size_t size, bool asked,
 }
 
 /* Die the way the guest died: its signal, no core file. */
+static pid_t first_pid;
+
 static void exit_like(int status)
 {
 	struct rlimit no_core = { 0, 0 };
 	sigset_t set;
 	int sig;
 
+	/*
+	 * The monitor of a guest's forked child is a fork of this one: the
+	 * exit handlers are the parent's (a sanitizer's leak check among
+	 * them, which would look for threads that exist only there).
+	 */
+	if (WIFEXITED(status) && getpid() != first_pid) {
+		fflush(NULL);
+		_exit(WEXITSTATUS(status));
+	}
 	if (WIFEXITED(status))
 		exit(WEXITSTATUS(status));
 	sig = WTERMSIG(status);
@@ -287,6 +298,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	first_pid = getpid();
 	/* The guest gets EPIPE and its own SIGPIPE; the monitor stays. */
 	signal(SIGPIPE, SIG_IGN);
 	prog = find_program(argv[optind], pathbuf, sizeof(pathbuf));
