@@ -273,9 +273,9 @@ static int map_locked(struct ua_space *sp, uintptr_t *addrp, size_t len,
 		      int prot)
 {
 	uintptr_t addr = *addrp;
+	int err, mprot;
 	size_t i;
 	void *p;
-	int err;
 
 	if (!addr) {
 		addr = find_gap(sp, len);
@@ -291,10 +291,27 @@ static int map_locked(struct ua_space *sp, uintptr_t *addrp, size_t len,
 	err = maps_reserve(sp, 1);
 	if (err)
 		return err;
-	p = mmap((void *)addr, len, sp->ops->map_prot(sp, prot),
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	mprot = sp->ops->map_prot(sp, prot);
+	p = mmap((void *)addr, len, prot, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_FIXED, -1, 0);
 	if (p == MAP_FAILED)
 		return -ENOMEM;
+	/*
+	 * Mapped first with the guest's protection, so the host's commit
+	 * accounting takes or refuses it as it would the program's own
+	 * mmap().  A backend that maps it otherwise (mprotect: PROT_NONE
+	 * while the monitor runs) switches it at every entry and exit, and
+	 * the host charges an untouched private mapping again each time it
+	 * becomes writable (mm/mprotect.c, mprotect_fixup()): one refusal
+	 * there would leave the protection state unknown.  So the backend's
+	 * mapping takes the place of the accounted one without a charge.
+	 */
+	if (mprot != prot &&
+	    mmap(p, len, mprot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED |
+		 MAP_NORESERVE, -1, 0) == MAP_FAILED) {
+		mmap(p, len, PROT_NONE, RESERVE_FLAGS | MAP_FIXED, -1, 0);
+		return -ENOMEM;
+	}
 	if (sp->pkey >= 0 &&
 	    pkey_mprotect(p, len, sp->ops->map_prot(sp, prot), sp->pkey)) {
 		err = -errno;
