@@ -67,6 +67,7 @@ struct ua_task *ua__syscall_dispatch(struct ua_task *t)
 	if (ua_unlikely(t->entry_unlocked) && ua_self.guest_space == t->sp)
 		ua_protect_lock(t->sp);
 	t->entry_unlocked = false;
+	r->eflags &= ~ua__exit_eflags_drop;
 	/*
 	 * The fast exit only from monitor mode with no window: a syscall
 	 * that left its window open to fold into the exit (swapcontext or

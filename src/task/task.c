@@ -687,6 +687,40 @@ bool ua__cpu_pkru_in_xstate(void)
 #endif
 }
 
+/*
+ * Does a host syscall hand NT back?  Hosts differ: on some x86-64 hosts
+ * (seen on a 6.18 kernel in an AMD virtual machine) every return from a
+ * syscall clears it, on others it survives.  A guest's syscall returns
+ * the way the host's own do, so ask the host once: NT set, getppid, NT
+ * read back.
+ */
+uint64_t ua__exit_eflags_drop;
+
+static uint64_t host_drops_nt(void)
+{
+#if defined(__x86_64__)
+	unsigned long after, nt = 0x4000;
+
+	asm volatile("pushfq\n\t"
+		     "orq %[f], (%%rsp)\n\t"
+		     "popfq\n\t"
+		     "movl $110, %%eax\n\t"
+		     "syscall\n\t"
+		     "pushfq\n\t"
+		     "popq %[a]\n\t"
+		     "pushfq\n\t"
+		     "notq %[f]\n\t"
+		     "andq %[f], (%%rsp)\n\t"
+		     "popfq"
+		     : [a] "=&r"(after), [f] "+r"(nt)
+		     :
+		     : "rax", "rcx", "r11", "memory", "cc");
+	return after & 0x4000 ? 0 : 0x4000;
+#else
+	return 0;
+#endif
+}
+
 /* CPUID 0x80000001 ECX bit 0, LAHF-SAHF (Intel SDM vol. 2, CPUID). */
 static bool cpu_has_sahf(void)
 {
@@ -707,6 +741,7 @@ __attribute__((constructor)) static void task_init(void)
 	ua__guest_fault_hook = guest_fault_hook;
 	ua__guest_context_hook = ua__guest_context;
 	ua__have_sahf = cpu_has_sahf();
+	ua__exit_eflags_drop = host_drops_nt();
 	ua__trap_init();
 	ua__pkru_in_xstate = ua__cpu_pkru_in_xstate();
 	if (ua__pkru_in_xstate) {

@@ -312,7 +312,8 @@ static inline UA_FAST bool ua__exit_store_ok(const struct ua_task *t)
 /*
  * RFLAGS on the way back to guest code: what user code can hold at CPL 3
  * (CF PF AF ZF SF TF DF OF NT AC ID: a syscall's return keeps every one,
- * as the kernel's does), with IF and bit 1 set; never IOPL, RF, VM, VIF
+ * as the kernel's does -- NT only where the host's syscalls keep it),
+ * with IF and bit 1 set; never IOPL, RF, VM, VIF
  * or VIP.  TF set takes the exit's IRETQ form (entry.S), so that the
  * flag comes on with the return itself: the monitor is never stepped.
  */
@@ -324,9 +325,11 @@ static inline UA_FAST bool ua__exit_store_ok(const struct ua_task *t)
  * entry masks the same (arch/x86/kernel/cpu/common.c, syscall_init()).
  */
 #define UA_MONITOR_EFLAGS_CLEAR 0x44500u
+/* NT where the host's own syscalls clear it (task.c), else 0. */
+extern UA_HIDDEN uint64_t ua__exit_eflags_drop;
 static inline UA_FAST uint64_t ua__user_eflags(uint64_t eflags)
 {
-	return (eflags & UA_USER_EFLAGS) | 0x202;
+	return (eflags & UA_USER_EFLAGS & ~ua__exit_eflags_drop) | 0x202;
 }
 
 /* Exit work, unlock (folded when a window is open), resume guest code. */

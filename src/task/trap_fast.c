@@ -82,6 +82,7 @@ UA_FAST int ua__fast_rewrite(struct ua_task *t)
 	t->trap_entry = true;
 	t->regs_replaced = false;
 	r->rax = (uint64_t)ret;
+	r->eflags &= ~ua__exit_eflags_drop;
 	/* A frame's window (src/signal/fast.c) folds into the unlock. */
 	if (self->win_kind)
 		ua__win_forget(self);
