@@ -48,6 +48,72 @@ UA_EXPORT struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 UA_EXPORT unsigned long ua_exec_space_addr(const char *path);
 
 /**
+ * typedef ua_exec_fn - how a guest's execve starts the new image
+ * @state_fd: a host descriptor (not close-on-exec) holding the new
+ *	image's description: hand it to ua_exec_state_read() in the new
+ *	monitor
+ * @arg: what ua_linux_set_exec() was given
+ *
+ * A guest's execve replaces the whole process, its monitor included: the
+ * function execs the host program that is the monitor again (uarun runs
+ * itself with --exec-state=FD), which loads the image with
+ * ua_task_exec_state().  It runs on the task's thread, after every check
+ * the kernel makes before its point of no return, with the host signal
+ * mask empty and the descriptors the new image keeps open across exec.
+ *
+ * Return: only on failure, a negative errno for the guest's execve.
+ */
+typedef int (*ua_exec_fn)(int state_fd, void *arg);
+
+/**
+ * ua_linux_set_exec() - let loaded programs call execve
+ * @fn: starts a new monitor image, or NULL: execve is then ENOSYS
+ * @arg: passed to @fn
+ */
+UA_EXPORT void ua_linux_set_exec(ua_exec_fn fn, void *arg);
+
+struct ua_exec_state;
+
+/**
+ * ua_exec_state_read() - the image a guest's execve asked for
+ * @fd: the state descriptor given to the new monitor; closed here
+ *
+ * Return: the state, or NULL with errno set (EINVAL: not a state this
+ * version of the library wrote; EBADF, ENOMEM).
+ */
+UA_EXPORT struct ua_exec_state *ua_exec_state_read(int fd);
+
+/**
+ * ua_exec_state_path() - the executable to load, for ua_exec_space_addr()
+ * @st: from ua_exec_state_read()
+ */
+UA_EXPORT const char *ua_exec_state_path(const struct ua_exec_state *st);
+
+/**
+ * ua_task_exec_state() - load the image of a guest's execve
+ * @sp: a space for it (see ua_exec_space_addr())
+ * @st: from ua_exec_state_read()
+ * @opts: as for ua_task_exec()
+ *
+ * Loads the program as ua_task_exec() does, with the arguments and
+ * environment the guest gave, then gives the task what the kernel's exec
+ * keeps: the descriptors without close-on-exec at their numbers, the
+ * signal mask, ignored signals and pending signals, resource limits and
+ * the real-time interval timer.  Caught signals are back at SIG_DFL.
+ *
+ * Return: the task, or NULL with errno set as ua_task_exec().
+ */
+UA_EXPORT struct ua_task *ua_task_exec_state(struct ua_space *sp,
+					     const struct ua_exec_state *st,
+					     const struct ua_task_opts *opts);
+
+/**
+ * ua_exec_state_free() - release a state
+ * @st: from ua_exec_state_read(), or NULL
+ */
+UA_EXPORT void ua_exec_state_free(struct ua_exec_state *st);
+
+/**
  * ua_linux_trace() - print every syscall of @t strace-style on @fd
  * @t: a task made by ua_task_exec()
  * @fd: host descriptor, or -1 to stop

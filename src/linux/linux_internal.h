@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 
 #include <uaccess/linux.h>
@@ -130,6 +131,11 @@ static inline int lx_nofile(const struct lx_proc *p)
 
 /* loader.c */
 UA_HIDDEN struct lx_proc *ua__lx_proc_new(const char *execfn);
+UA_HIDDEN struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
+				      const char *execfn, const char *exe,
+				      char *const argv[], char *const envp[],
+				      const struct ua_task_opts *opts);
+UA_HIDDEN int ua__lx_exec_check(int fd, const char *name);
 UA_HIDDEN void ua__lx_free(struct ua_task *t);
 
 /* table.c */
@@ -152,8 +158,16 @@ UA_HIDDEN int ua__lx_fd_install(struct lx_proc *p, int min,
 /* sys_proc.c */
 UA_HIDDEN void ua__lx_rlimits_init(struct lx_proc *p);
 
+/* sys_fs.c: getname() of a guest path; a guest dirfd as the host's. */
+UA_HIDDEN long ua__lx_get_path(char *buf, uint64_t upath);
+UA_HIDDEN int ua__lx_host_dirfd(struct ua_task *t, long dfd, int *out);
+
 /* sys_time.c */
 UA_HIDDEN void ua__lx_timer_stop(struct lx_proc *p);
+/* ITIMER_REAL of the process, for execve to carry over. */
+UA_HIDDEN void ua__lx_getitimer(struct ua_task *t, struct itimerval *cur);
+UA_HIDDEN long ua__lx_setitimer(struct ua_task *t, const struct itimerval *nv,
+				struct itimerval *ov);
 /* A forked child: the parent's timer thread is not there (sys_time.c). */
 UA_HIDDEN void ua__lx_timer_reset(struct lx_proc *p);
 /*
@@ -177,6 +191,7 @@ UA_HIDDEN void ua__lx_fs_init(void);
 UA_HIDDEN void ua__lx_signal_init(void);
 UA_HIDDEN void ua__lx_time_init(void);
 UA_HIDDEN void ua__lx_futex_init(void);
+UA_HIDDEN void ua__lx_exec_init(void);
 
 #define LX_REGISTER(calls) ua__lx_register((calls), sizeof(calls) / sizeof((calls)[0]))
 

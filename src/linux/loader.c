@@ -181,6 +181,24 @@ unsigned long ua_exec_space_addr(const char *path)
 	return addr;
 }
 
+/*
+ * execve's look at the ELF file it would load (fd): 0 when ua_task_exec()
+ * would take it, else the kernel's own error for it (ENOEXEC), quietly,
+ * or ELIBBAD, said on stderr once: a program the kernel would run and
+ * this version cannot.
+ */
+int ua__lx_exec_check(int fd, const char *name)
+{
+	struct elf_image im = { .fd = fd, .quiet = true };
+	int err = read_image(&im, name);
+
+	if (err == -ELIBBAD) {
+		im.quiet = false;
+		err = read_image(&im, name);
+	}
+	return err;
+}
+
 static int prot_of(uint32_t flags)
 {
 	return (flags & PF_R ? PROT_READ : 0) |
@@ -267,7 +285,7 @@ static size_t count_strings(char *const v[])
 }
 
 static int build_stack(struct ua_task *t, struct elf_image *im,
-		       const char *path, char *const argv[],
+		       const char *execfn_str, char *const argv[],
 		       char *const envp[])
 {
 	struct stack_builder b = { .sp = (uintptr_t)t->stack + t->stack_size };
@@ -278,7 +296,7 @@ static int build_stack(struct ua_task *t, struct elf_image *im,
 	int err = 0;
 
 	/* Strings first, at the top: the file name, then argv and envp. */
-	execfn = push_bytes(&b, path, strlen(path) + 1);
+	execfn = push_bytes(&b, execfn_str, strlen(execfn_str) + 1);
 	ptrs = calloc(argc + envc + 2, sizeof(*ptrs));
 	if (!ptrs)
 		return -ENOMEM;
@@ -336,7 +354,7 @@ static int build_stack(struct ua_task *t, struct elf_image *im,
 	free(vec);
 	free(ptrs);
 	if (b.fault || b.sp < (uintptr_t)t->stack + ua__pagesz)
-		err = refuse(im, path, "arguments and environment do not fit on "
+		err = refuse(im, execfn_str, "arguments and environment do not fit on "
 				   "the stack", E2BIG);
 	memset(&t->regs, 0, sizeof(t->regs));
 	t->regs.rip = im->eh.e_entry + im->bias;
@@ -425,9 +443,14 @@ static void no_entry(void *arg)
 	(void)arg;
 }
 
-struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
-			     char *const argv[], char *const envp[],
-			     const struct ua_task_opts *opts)
+/*
+ * Load path; the new image calls itself execfn (AT_EXECFN: the name it
+ * was run by) and exe (/proc/self/exe: the file, an absolute path).
+ */
+struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
+			    const char *execfn, const char *exe,
+			    char *const argv[], char *const envp[],
+			    const struct ua_task_opts *opts)
 {
 	struct ua_task_opts o = opts ? *opts : (struct ua_task_opts){ 0 };
 	struct elf_image im = { .fd = -1 };
@@ -447,7 +470,7 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 	if (!o.stack_size)
 		o.stack_size = LX_STACK_SIZE;
 	err = -ENOMEM;
-	p = ua__lx_proc_new(path);
+	p = ua__lx_proc_new(exe);
 	if (!p)
 		goto fail;
 	/*
@@ -486,7 +509,7 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 	t->own_fs = true;
 	t->tb.guest_fs = 0;
 	code_sections(t, &im, area);
-	err = build_stack(t, &im, path, argv, envp);
+	err = build_stack(t, &im, execfn, argv, envp);
 	ua_space_use(prev);
 	if (err) {
 		ua_task_destroy(t);
@@ -499,4 +522,17 @@ fail:
 		close(im.fd);
 	errno = -err;
 	return NULL;
+}
+
+struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
+			     char *const argv[], char *const envp[],
+			     const struct ua_task_opts *opts)
+{
+	char *exe = path ? realpath(path, NULL) : NULL;
+	struct ua_task *t;
+
+	/* /proc/self/exe names the file wherever the guest goes later. */
+	t = ua__lx_exec(sp, path, path, exe ? exe : path, argv, envp, opts);
+	free(exe);
+	return t;
 }

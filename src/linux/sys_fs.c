@@ -21,7 +21,7 @@
 #include "linux_internal.h"
 
 /* getname(): -EFAULT, -ENAMETOOLONG, -ENOENT for an empty path. */
-static long get_path(char *buf, uint64_t upath)
+long ua__lx_get_path(char *buf, uint64_t upath)
 {
 	long n = ua_strncpy_from_user(buf, (const char *)upath, PATH_MAX);
 
@@ -35,7 +35,7 @@ static long get_path(char *buf, uint64_t upath)
 }
 
 /* A dirfd as the host sees it: AT_FDCWD, or the host descriptor. */
-static int host_dirfd(struct ua_task *t, long dfd, int *out)
+int ua__lx_host_dirfd(struct ua_task *t, long dfd, int *out)
 {
 	struct lx_file *f;
 
@@ -60,9 +60,9 @@ static long do_openat(struct ua_task *t, long dfd, uint64_t upath, int flags,
 	int hdfd, fd;
 	long err;
 
-	err = get_path(path, upath);
+	err = ua__lx_get_path(path, upath);
 	if (!err)
-		err = host_dirfd(t, dfd, &hdfd);
+		err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err)
 		return err;
 	f.cloexec = flags & O_CLOEXEC;
@@ -118,10 +118,10 @@ static long do_fstatat(struct ua_task *t, long dfd, uint64_t upath,
 
 	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
 		return -EINVAL;
-	err = host_dirfd(t, dfd, &hdfd);
+	err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err && !((flags & AT_EMPTY_PATH) && err == -ENOTDIR))
 		return err;
-	err = get_path(path, upath);
+	err = ua__lx_get_path(path, upath);
 	if (err == -ENOENT && (flags & AT_EMPTY_PATH)) {
 		struct ua_pt_regs tmp = { .rdi = (uint64_t)dfd,
 					  .rsi = (uint64_t)ust };
@@ -161,13 +161,13 @@ static long sys_statx(struct ua_task *t, struct ua_pt_regs *r)
 	int flags = (int)ARG3(r), hdfd = AT_FDCWD;
 	long err;
 
-	err = get_path(path, ARG2(r));
+	err = ua__lx_get_path(path, ARG2(r));
 	if (err == -ENOENT && (flags & AT_EMPTY_PATH)) {
 		path[0] = 0;
 		err = 0;
 	}
 	if (!err)
-		err = host_dirfd(t, (int)ARG1(r), &hdfd);
+		err = ua__lx_host_dirfd(t, (int)ARG1(r), &hdfd);
 	if (err)
 		return err;
 	if (statx(hdfd, path, flags, (unsigned int)ARG4(r), &stx))
@@ -212,9 +212,9 @@ static long do_readlinkat(struct ua_task *t, long dfd, uint64_t upath,
 
 	if (size <= 0)
 		return -EINVAL;
-	err = get_path(path, upath);
+	err = ua__lx_get_path(path, upath);
 	if (!err)
-		err = host_dirfd(t, dfd, &hdfd);
+		err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err)
 		return err;
 	/* The program's own file, not the monitor's. */
@@ -265,7 +265,7 @@ static long sys_getcwd(struct ua_task *t, struct ua_pt_regs *r)
 static long sys_chdir(struct ua_task *t, struct ua_pt_regs *r)
 {
 	char path[PATH_MAX];
-	long err = get_path(path, ARG1(r));
+	long err = ua__lx_get_path(path, ARG1(r));
 
 	(void)t;
 	if (err)
@@ -293,9 +293,9 @@ static long do_faccessat(struct ua_task *t, long dfd, uint64_t upath,
 
 	if (mode & ~(R_OK | W_OK | X_OK))
 		return -EINVAL;
-	err = get_path(path, upath);
+	err = ua__lx_get_path(path, upath);
 	if (!err)
-		err = host_dirfd(t, dfd, &hdfd);
+		err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err)
 		return err;
 	return faccessat(hdfd, path, mode, flags) ? -errno : 0;
@@ -326,9 +326,9 @@ static long do_unlinkat(struct ua_task *t, long dfd, uint64_t upath,
 
 	if (flags & ~AT_REMOVEDIR)
 		return -EINVAL;
-	err = get_path(path, upath);
+	err = ua__lx_get_path(path, upath);
 	if (!err)
-		err = host_dirfd(t, dfd, &hdfd);
+		err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err)
 		return err;
 	return unlinkat(hdfd, path, flags) ? -errno : 0;
@@ -355,9 +355,9 @@ static long do_mkdirat(struct ua_task *t, long dfd, uint64_t upath, int mode)
 	int hdfd = AT_FDCWD;
 	long err;
 
-	err = get_path(path, upath);
+	err = ua__lx_get_path(path, upath);
 	if (!err)
-		err = host_dirfd(t, dfd, &hdfd);
+		err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err)
 		return err;
 	return mkdirat(hdfd, path, (mode_t)mode) ? -errno : 0;
@@ -380,13 +380,13 @@ static long do_renameat2(struct ua_task *t, long odfd, uint64_t uold,
 	int hodfd = AT_FDCWD, hndfd = AT_FDCWD;
 	long err;
 
-	err = get_path(from, uold);
+	err = ua__lx_get_path(from, uold);
 	if (!err)
-		err = get_path(to, unew);
+		err = ua__lx_get_path(to, unew);
 	if (!err)
-		err = host_dirfd(t, odfd, &hodfd);
+		err = ua__lx_host_dirfd(t, odfd, &hodfd);
 	if (!err)
-		err = host_dirfd(t, ndfd, &hndfd);
+		err = ua__lx_host_dirfd(t, ndfd, &hndfd);
 	if (err)
 		return err;
 	return renameat2(hodfd, from, hndfd, to, flags) ? -errno : 0;
@@ -417,14 +417,14 @@ static long sys_renameat2(struct ua_task *t, struct ua_pt_regs *r)
 static long get_path_at(struct ua_task *t, long dfd, uint64_t upath, int flags,
 			char *path, int *hdfd)
 {
-	long err = get_path(path, upath);
+	long err = ua__lx_get_path(path, upath);
 
 	if (err == -ENOENT && (flags & AT_EMPTY_PATH)) {
 		path[0] = 0;
 		err = 0;
 	}
 	if (!err)
-		err = host_dirfd(t, dfd, hdfd);
+		err = ua__lx_host_dirfd(t, dfd, hdfd);
 	return err;
 }
 
@@ -556,7 +556,7 @@ static long sys_utime(struct ua_task *t, struct ua_pt_regs *r)
 			return -EFAULT;
 		up = &ut;
 	}
-	err = get_path(path, ARG1(r));
+	err = ua__lx_get_path(path, ARG1(r));
 	if (err)
 		return err;
 	return syscall(SYS_utime, path, up) ? -errno : 0;
@@ -574,7 +574,7 @@ static long sys_utimes(struct ua_task *t, struct ua_pt_regs *r)
 			return -EFAULT;
 		tp = tv;
 	}
-	err = get_path(path, ARG1(r));
+	err = ua__lx_get_path(path, ARG1(r));
 	if (err)
 		return err;
 	return syscall(SYS_utimes, path, tp) ? -errno : 0;
@@ -589,7 +589,7 @@ static long sys_truncate(struct ua_task *t, struct ua_pt_regs *r)
 	(void)t;
 	if ((long)ARG2(r) < 0)
 		return -EINVAL;
-	err = get_path(path, ARG1(r));
+	err = ua__lx_get_path(path, ARG1(r));
 	if (err)
 		return err;
 	return syscall(SYS_truncate, path, (long)ARG2(r)) ? -errno : 0;
@@ -607,9 +607,9 @@ static long do_linkat(struct ua_task *t, long odfd, uint64_t uold, long ndfd,
 		return -EINVAL;
 	err = get_path_at(t, odfd, uold, flags, from, &hodfd);
 	if (!err)
-		err = get_path(to, unew);
+		err = ua__lx_get_path(to, unew);
 	if (!err)
-		err = host_dirfd(t, ndfd, &hndfd);
+		err = ua__lx_host_dirfd(t, ndfd, &hndfd);
 	if (err)
 		return err;
 	return linkat(hodfd, from, hndfd, to, flags) ? -errno : 0;
@@ -634,11 +634,11 @@ static long do_symlinkat(struct ua_task *t, uint64_t utarget, long ndfd,
 	int hdfd = AT_FDCWD;
 	long err;
 
-	err = get_path(target, utarget);
+	err = ua__lx_get_path(target, utarget);
 	if (!err)
-		err = get_path(path, unew);
+		err = ua__lx_get_path(path, unew);
 	if (!err)
-		err = host_dirfd(t, ndfd, &hdfd);
+		err = ua__lx_host_dirfd(t, ndfd, &hdfd);
 	if (err)
 		return err;
 	return symlinkat(target, hdfd, path) ? -errno : 0;
@@ -661,7 +661,7 @@ static long sys_statfs(struct ua_task *t, struct ua_pt_regs *r)
 	long err;
 
 	(void)t;
-	err = get_path(path, ARG1(r));
+	err = ua__lx_get_path(path, ARG1(r));
 	if (err)
 		return err;
 	if (syscall(SYS_statfs, path, &sf))

@@ -92,20 +92,6 @@ static long sys_enosys(struct ua_task *t, struct ua_pt_regs *r)
 	return -ENOSYS;
 }
 
-static long sys_execve_missing(struct ua_task *t, struct ua_pt_regs *r)
-{
-	static bool said;
-
-	(void)t;
-	(void)r;
-	if (!said) {
-		said = true;
-		ua__write_str(2, "uaccess: execve: a new program image is not "
-				 "supported yet (ENOSYS)\n");
-	}
-	return -ENOSYS;
-}
-
 static long sys_sched_yield(struct ua_task *t, struct ua_pt_regs *r)
 {
 	(void)t;
@@ -570,7 +556,6 @@ static const struct lx_call calls[] = {
 	{ SYS_setpgid, "setpgid", sys_setpgid, "dd" },
 	{ SYS_getsid, "getsid", sys_getsid, "d" },
 	{ SYS_setsid, "setsid", sys_setsid, "-" },
-	{ SYS_execve, "execve", sys_execve_missing, "spp" },
 };
 
 void ua__lx_proc_init(void)

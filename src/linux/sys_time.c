@@ -358,8 +358,8 @@ static void timer_get(struct lx_timer *tm, struct itimerval *cur)
 		cur->it_interval = (struct timeval){ 0, 0 };
 }
 
-static long do_setitimer(struct ua_task *t, const struct itimerval *nv,
-			 struct itimerval *ov)
+long ua__lx_setitimer(struct ua_task *t, const struct itimerval *nv,
+		      struct itimerval *ov)
 {
 	struct lx_timer *tm = &lx_proc(t)->timer;
 	struct timespec now;
@@ -401,27 +401,33 @@ static long sys_setitimer(struct ua_task *t, struct ua_pt_regs *r)
 		return ARG1(r) <= ITIMER_PROF ? -ENOSYS : -EINVAL;
 	if (ARG2(r) && ua_copy_from_user(&nv, (void *)ARG2(r), sizeof(nv)))
 		return -EFAULT;
-	ret = do_setitimer(t, &nv, &ov);
+	ret = ua__lx_setitimer(t, &nv, &ov);
 	if (!ret && ARG3(r) && ua_copy_to_user((void *)ARG3(r), &ov,
 					       sizeof(ov)))
 		return -EFAULT;
 	return ret;
 }
 
-static long sys_getitimer(struct ua_task *t, struct ua_pt_regs *r)
+void ua__lx_getitimer(struct ua_task *t, struct itimerval *cur)
 {
 	struct lx_timer *tm = &lx_proc(t)->timer;
+
+	if (tm->started) {
+		pthread_mutex_lock(&tm->lock);
+		timer_get(tm, cur);
+		pthread_mutex_unlock(&tm->lock);
+	} else {
+		memset(cur, 0, sizeof(*cur));
+	}
+}
+
+static long sys_getitimer(struct ua_task *t, struct ua_pt_regs *r)
+{
 	struct itimerval cur;
 
 	if (ARG1(r) != ITIMER_REAL)
 		return ARG1(r) <= ITIMER_PROF ? -ENOSYS : -EINVAL;
-	if (tm->started) {
-		pthread_mutex_lock(&tm->lock);
-		timer_get(tm, &cur);
-		pthread_mutex_unlock(&tm->lock);
-	} else {
-		memset(&cur, 0, sizeof(cur));
-	}
+	ua__lx_getitimer(t, &cur);
 	if (ua_copy_to_user((void *)ARG2(r), &cur, sizeof(cur)))
 		return -EFAULT;
 	return 0;
@@ -432,7 +438,7 @@ static long sys_alarm(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct itimerval nv = { { 0, 0 }, { (time_t)(unsigned int)ARG1(r), 0 } };
 	struct itimerval ov;
-	long ret = do_setitimer(t, &nv, &ov);
+	long ret = ua__lx_setitimer(t, &nv, &ov);
 
 	if (ret)
 		return ret;

@@ -242,6 +242,11 @@ static void name_unknown(struct lx_proc *p, int nr)
 	ua__write_str(2, buf);
 }
 
+static bool exec_call(int nr)
+{
+	return nr == SYS_execve || nr == SYS_execveat;
+}
+
 static bool noreturn_call(int nr)
 {
 	return nr == SYS_exit || nr == SYS_exit_group ||
@@ -321,6 +326,12 @@ long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 		if (noreturn_call(nr)) {
 			tb_add(&b, ") = ?\n", 6);
 			write(p->trace_fd, b.s, b.n);
+		} else if (exec_call(nr)) {
+			/* A new image never comes back: say it went. */
+			tb_add(&b, ") ...\n", 6);
+			write(p->trace_fd, b.s, b.n);
+			b.n = 0;
+			tb_printf(&b, "<... %s resumed", c->name);
 		}
 	}
 	ret = c->fn(t, r);
@@ -440,4 +451,5 @@ __attribute__((constructor)) static void lx_table_init(void)
 	ua__lx_signal_init();
 	ua__lx_time_init();
 	ua__lx_futex_init();
+	ua__lx_exec_init();
 }

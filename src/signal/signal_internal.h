@@ -218,6 +218,17 @@ UA_HIDDEN void ua__sig_wait(struct ua_task *t, bool (*done)(struct ua_task *,
 							     void *),
 			    void *arg);
 
+/* exec.c: the signal state an execve carries to the new image. */
+struct ua_sig_image {
+	uint64_t blocked, ignored, pending, noinfo;
+	siginfo_t std_info[UA_SIGRTMIN];
+	int qlen;
+	struct ua_sigq queue[UA_SIGQUEUE_MAX];
+};
+UA_HIDDEN void ua__sig_exec_save(struct ua_task *t, struct ua_sig_image *img);
+UA_HIDDEN int ua__sig_exec_load(struct ua_task *t,
+				const struct ua_sig_image *img);
+
 /* deliver.c */
 UA_HIDDEN void ua__sig_exit_work(struct ua_task *t);
 UA_HIDDEN bool ua__sig_guest_fault(struct ua_task *t, int sig,

@@ -37,6 +37,34 @@
 
 extern char **environ;
 
+/*
+ * A guest's execve starts this program again (ua_linux_set_exec()): the
+ * options as given, then --exec-state=FD with the new image.  The host
+ * environment is the monitor's, not the guest's.
+ */
+#define MAX_AGAIN 16
+static char *again_argv[MAX_AGAIN + 2];
+static int again_argc;
+
+static void again_add(char *arg)
+{
+	if (again_argc < MAX_AGAIN)
+		again_argv[again_argc++] = arg;
+}
+
+static int exec_again(int state_fd, void *arg)
+{
+	char opt[32];
+
+	(void)arg;
+	snprintf(opt, sizeof(opt), "--exec-state=%d", state_fd);
+	again_argv[again_argc] = opt;
+	again_argv[again_argc + 1] = NULL;
+	fflush(NULL);
+	execve("/proc/self/exe", again_argv, environ);
+	return -errno;
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -230,20 +258,28 @@ int main(int argc, char **argv)
 		{ "trace", no_argument, NULL, 'T' },
 		{ "space-size", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "exec-state", required_argument, NULL, 'E' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ua_space_opts so = { 0 };
 	struct ua_task_opts to = { 0 };
 	bool stats = false, trace = false;
 	size_t space_size = 0;
+	struct ua_exec_state *image = NULL;
 	struct ua_space *sp;
 	struct ua_task *t;
 	struct ua_stats st;
 	char pathbuf[4096];
 	const char *prog;
-	int c, status;
+	int c, status, prev = 1;
 
+	again_add(argv[0]);
 	while ((c = getopt_long(argc, argv, "+", longopts, NULL)) != -1) {
+		/* Every option but the state again, as it was written. */
+		if (c != 'E' && c != '?' && c != 'h')
+			for (int i = prev; i < optind; i++)
+				again_add(argv[i]);
+		prev = optind;
 		switch (c) {
 		case 'p':
 			if (!strcmp(optarg, "none"))
@@ -288,12 +324,20 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'E':
+			image = ua_exec_state_read(atoi(optarg));
+			if (!image) {
+				fprintf(stderr, "uarun: --exec-state=%s: %s\n",
+					optarg, strerror(errno));
+				return 126;
+			}
+			break;
 		default:
 			usage(stderr);
 			return 2;
 		}
 	}
-	if (optind >= argc) {
+	if (optind >= argc && !image) {
 		fprintf(stderr, "uarun: no program given\n");
 		usage(stderr);
 		return 2;
@@ -301,7 +345,9 @@ int main(int argc, char **argv)
 	first_pid = getpid();
 	/* The guest gets EPIPE and its own SIGPIPE; the monitor stays. */
 	signal(SIGPIPE, SIG_IGN);
-	prog = find_program(argv[optind], pathbuf, sizeof(pathbuf));
+	ua_linux_set_exec(exec_again, NULL);
+	prog = image ? ua_exec_state_path(image) :
+		       find_program(argv[optind], pathbuf, sizeof(pathbuf));
 	so.addr = (void *)ua_exec_space_addr(prog);
 	if (!space_size && (to.trap == UA_TRAP_REWRITE ||
 			    (to.trap == UA_TRAP_DEFAULT && getenv("UA_TRAP") &&
@@ -315,7 +361,15 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 127;
 	}
-	t = ua_task_exec(sp, prog, argv + optind, environ, &to);
+	t = image ? ua_task_exec_state(sp, image, &to) :
+		    ua_task_exec(sp, prog, argv + optind, environ, &to);
+	if (!t && image) {
+		/* Past exec's point of no return: the kernel's SIGSEGV. */
+		fprintf(stderr, "uarun: the new image of an execve cannot "
+			"be loaded: %s\n", strerror(errno));
+		exit_like(SIGSEGV);
+	}
+	ua_exec_state_free(image);
 	if (!t) {
 		/* The library has said why for the refusals of a file. */
 		if (errno != ENOEXEC && errno != ELIBBAD && errno != EISDIR &&
@@ -338,7 +392,7 @@ int main(int argc, char **argv)
 	ua_stats_get(&st);
 	ua_task_forward_host_signals(NULL);
 	if (status < 0) {
-		fprintf(stderr, "uarun: cannot run %s: %s\n", argv[optind],
+		fprintf(stderr, "uarun: cannot run %s: %s\n", prog,
 			strerror(-status));
 		return 126;
 	}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What a task's signal state becomes across execve (fs/exec.c,
+ * begin_new_exec() and flush_signal_handlers() in kernel/signal.c): the
+ * blocked mask and the pending signals stay, with their siginfo; ignored
+ * signals stay ignored; every caught signal goes back to SIG_DFL with
+ * its flags, mask and restorer cleared; the altstack is gone.
+ *
+ * The old image's monitor saves it (ua__sig_exec_save()), the new
+ * image's loads it into a task that has not run yet (ua__sig_exec_load()).
+ */
+#include <string.h>
+
+#include "signal_internal.h"
+
+void ua__sig_exec_save(struct ua_task *t, struct ua_sig_image *img)
+{
+	struct ua_sigstate *s = sigstate(t);
+
+	memset(img, 0, sizeof(*img));
+	pthread_mutex_lock(&s->lock);
+	ua__sigq_lock(s);
+	img->blocked = atomic_load(&s->blocked);
+	for (int sig = 1; sig <= UA_NSIG; sig++)
+		if (s->action[sig].handler == (uint64_t)(uintptr_t)SIG_IGN)
+			img->ignored |= SIGBIT(sig);
+	img->pending = atomic_load(&s->pending);
+	memcpy(img->std_info, s->std_info, sizeof(img->std_info));
+	img->qlen = s->qlen;
+	memcpy(img->queue, s->queue, (size_t)s->qlen * sizeof(s->queue[0]));
+	img->noinfo = s->noinfo;
+	ua__sigq_unlock(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* Before the task first runs: nobody else holds its state yet. */
+int ua__sig_exec_load(struct ua_task *t, const struct ua_sig_image *img)
+{
+	struct ua_sigstate *s = sigstate(t);
+
+	if (img->qlen < 0 || img->qlen > UA_SIGQUEUE_MAX)
+		return -EINVAL;
+	for (int i = 0; i < img->qlen; i++)
+		if (img->queue[i].sig < UA_SIGRTMIN ||
+		    img->queue[i].sig > UA_NSIG)
+			return -EINVAL;
+	ua__sig_set_blocked(t, img->blocked);
+	for (int sig = 1; sig <= UA_NSIG; sig++) {
+		memset(&s->action[sig], 0, sizeof(s->action[sig]));
+		if ((img->ignored & SIGBIT(sig)) && !(UNBLOCKABLE & SIGBIT(sig)))
+			s->action[sig].handler = (uint64_t)(uintptr_t)SIG_IGN;
+	}
+	memcpy(s->std_info, img->std_info, sizeof(s->std_info));
+	memcpy(s->queue, img->queue, (size_t)img->qlen * sizeof(s->queue[0]));
+	s->qlen = img->qlen;
+	s->noinfo = img->noinfo;
+	atomic_store(&s->pending, img->pending);
+	return 0;
+}
