@@ -281,6 +281,29 @@ def signal_at_site_exit(uarun, name, prog, trap):
     return 0
 
 
+# Functions, pipelines, substitutions, here-documents, traps, background
+# jobs and exec: each external command a busybox applet, forked and
+# exec'd.
+BASH_SCRIPT = r"""
+count() { busybox wc -l < "$1"; }
+for f in a.txt b.txt; do echo "$f: $(count $f)"; done
+busybox sort -u a.txt | busybox head -2
+n=$(busybox seq 1 5 | busybox tr '\n' + ; echo 0)
+echo "sum: $((n))"
+busybox cat <<EOF
+here $((2 + 3))
+EOF
+trap 'echo trapped' USR2
+kill -USR2 $$
+busybox sleep 0.05 &
+wait $!
+echo "bg: $?"
+(exit 3) || echo "subshell: $?"
+out=$(busybox sh -c 'echo inner; exit 2'); echo "$out $?"
+exec busybox echo "exec'd"
+"""
+
+
 def mode_busybox(uarun):
     bb = shutil.which('busybox')
     if not bb:
@@ -333,6 +356,29 @@ def mode_busybox(uarun):
             ('stat -f', ['stat', '-f', '-c', '%T', '.'], b''),
             ('sync', ['sync'], b''),
             ('id -G', ['id', '-G'], b''),
+            # Processes: the shell forks and execs other programs.
+            ('sh pipeline', ['sh', '-c',
+                             'busybox echo one two | busybox wc -w; '
+                             'busybox printf "b\\na\\n" | busybox sort'],
+             b''),
+            ('sh subshell', ['sh', '-c',
+                             'x=$(busybox echo hi); echo "[$x]"; '
+                             '(busybox true; exit 4); echo $?'], b''),
+            ('sh here-doc', ['sh', '-c',
+                             'busybox cat <<EOF\nline 1\nline 2\nEOF'],
+             b''),
+            ('sh wait', ['sh', '-c', 'busybox sleep 0.1 & wait $!; '
+                         'echo waited $?; busybox false & wait $!; '
+                         'echo $?'], b''),
+            ('sh trap', ['sh', '-c', 'trap "echo caught" USR1; '
+                         'kill -USR1 $$; echo after'], b''),
+            ('sh exec', ['sh', '-c', 'exec busybox echo replaced; '
+                         'echo never'], b''),
+            ('xargs', ['sh', '-c', 'busybox echo a b c | '
+                       'busybox xargs -n1 busybox echo x'], b''),
+            ('find -exec', ['sh', '-c', 'busybox find . -name "*.txt" '
+                            '-exec busybox wc -l {} + | busybox sort'],
+             b''),
         ]
         for name, args, stdin in cases:
             fails += compare(uarun, bks, 'busybox ' + name, [bb] + args,
@@ -344,6 +390,8 @@ def mode_busybox(uarun):
                              [bash, '-c', 'echo hi; echo $((6*7)); '
                               'for i in 1 2; do echo $i; done; exit 4'],
                              cwd=d)
+            fails += compare(uarun, bks, 'bash-static script',
+                             [bash, '-c', BASH_SCRIPT], cwd=d)
         else:
             print('bash-static not installed: its case skipped')
     return fails
