@@ -212,14 +212,17 @@ static int open_exec(int hdfd, const char *path, int flags, int *out)
 	struct stat st;
 	int fd;
 
-	if (!*path)
-		fd = hdfd == AT_FDCWD ? open(".", O_RDONLY | O_CLOEXEC) :
-		     (snprintf(self, sizeof(self), "/proc/self/fd/%d", hdfd),
-		      open(self, O_RDONLY | O_CLOEXEC));
-	else
-		fd = openat(hdfd, path,
-			    O_RDONLY | O_CLOEXEC |
-				    (flags & AT_SYMLINK_NOFOLLOW ? O_NOFOLLOW : 0));
+	int oflags = O_RDONLY | O_CLOEXEC;
+
+	if (flags & AT_SYMLINK_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	/* AT_EMPTY_PATH: the descriptor's own file (the cwd's for AT_FDCWD). */
+	if (!*path && hdfd != AT_FDCWD) {
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", hdfd);
+		fd = open(self, O_RDONLY | O_CLOEXEC);
+	} else {
+		fd = openat(hdfd, *path ? path : ".", oflags);
+	}
 	if (fd < 0)
 		return -errno;
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
