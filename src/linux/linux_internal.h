@@ -192,6 +192,7 @@ UA_HIDDEN void ua__lx_signal_init(void);
 UA_HIDDEN void ua__lx_time_init(void);
 UA_HIDDEN void ua__lx_futex_init(void);
 UA_HIDDEN void ua__lx_exec_init(void);
+UA_HIDDEN void ua__lx_xattr_init(void);
 
 #define LX_REGISTER(calls) ua__lx_register((calls), sizeof(calls) / sizeof((calls)[0]))
 

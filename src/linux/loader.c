@@ -37,13 +37,14 @@ struct elf_image {
 	uintptr_t align;
 	uintptr_t bias;
 	uintptr_t phdr;     /* link address of the program headers */
+	const Elf64_Phdr *interp; /* PT_INTERP, or NULL */
 	bool quiet;         /* refusals without the message */
 };
 
 static int refuse(const struct elf_image *im, const char *path,
 		  const char *why, int err)
 {
-	char buf[512];
+	char buf[2 * PATH_MAX + 128];
 
 	if (im->quiet)
 		return -err;
@@ -68,14 +69,20 @@ static int check_phdrs(struct elf_image *im, const char *path)
 	im->hi = 0;
 	im->align = ua__pagesz;
 	im->phdr = 0;
+	im->interp = NULL;
 	for (int i = 0; i < eh->e_phnum; i++) {
 		const Elf64_Phdr *p = &im->ph[i];
 
-		if (p->p_type == PT_INTERP)
-			return refuse(im, path, "a dynamically linked program "
-					    "(PT_INTERP): only static "
-					    "programs run in this version",
-				      ELIBBAD);
+		/* load_elf_binary(): a NUL-terminated path of 2..PATH_MAX. */
+		if (p->p_type == PT_INTERP) {
+			if (p->p_filesz < 2 || p->p_filesz > PATH_MAX ||
+			    p->p_offset > (uint64_t)im->size ||
+			    p->p_filesz > (uint64_t)im->size - p->p_offset)
+				return refuse(im, path, "a bad interpreter "
+						    "path (PT_INTERP)",
+					      ENOEXEC);
+			im->interp = p;
+		}
 		if (p->p_type == PT_PHDR)
 			im->phdr = p->p_vaddr;
 		if (p->p_type != PT_LOAD)
@@ -181,24 +188,6 @@ unsigned long ua_exec_space_addr(const char *path)
 	return addr;
 }
 
-/*
- * execve's look at the ELF file it would load (fd): 0 when ua_task_exec()
- * would take it, else the kernel's own error for it (ENOEXEC), quietly,
- * or ELIBBAD, said on stderr once: a program the kernel would run and
- * this version cannot.
- */
-int ua__lx_exec_check(int fd, const char *name)
-{
-	struct elf_image im = { .fd = fd, .quiet = true };
-	int err = read_image(&im, name);
-
-	if (err == -ELIBBAD) {
-		im.quiet = false;
-		err = read_image(&im, name);
-	}
-	return err;
-}
-
 static int prot_of(uint32_t flags)
 {
 	return (flags & PF_R ? PROT_READ : 0) |
@@ -208,15 +197,15 @@ static int prot_of(uint32_t flags)
 
 /* Map every PT_LOAD writable, fill it, then give each its protection. */
 static int map_segments(struct ua_task *t, struct elf_image *im,
-			const char *path)
+			const char *path, uintptr_t at)
 {
 	struct ua_space *sp = t->sp;
 	uintptr_t mapped_to = 0;
 
 	if (im->eh.e_type == ET_DYN) {
-		uintptr_t at = (sp->base + LX_PIE_OFFSET + im->align - 1) &
-			       ~(im->align - 1);
-
+		if (!at)
+			at = sp->base + LX_PIE_OFFSET;
+		at = (at + im->align - 1) & ~(im->align - 1);
 		im->bias = at - im->lo;
 	}
 	if (im->lo + im->bias < sp->base || im->hi + im->bias > sp->limit ||
@@ -285,8 +274,8 @@ static size_t count_strings(char *const v[])
 }
 
 static int build_stack(struct ua_task *t, struct elf_image *im,
-		       const char *execfn_str, char *const argv[],
-		       char *const envp[])
+		       const struct elf_image *in, const char *execfn_str,
+		       char *const argv[], char *const envp[])
 {
 	struct stack_builder b = { .sp = (uintptr_t)t->stack + t->stack_size };
 	size_t argc = count_strings(argv), envc = count_strings(envp);
@@ -316,7 +305,7 @@ static int build_stack(struct ua_task *t, struct elf_image *im,
 		AT_PHENT, sizeof(Elf64_Phdr),
 		AT_PHNUM, im->eh.e_phnum,
 		AT_PAGESZ, ua__pagesz,
-		AT_BASE, 0,
+		AT_BASE, in ? in->lo + in->bias : 0,
 		AT_FLAGS, 0,
 		AT_ENTRY, im->eh.e_entry + im->bias,
 		AT_UID, getuid(),
@@ -357,7 +346,8 @@ static int build_stack(struct ua_task *t, struct elf_image *im,
 		err = refuse(im, execfn_str, "arguments and environment do not fit on "
 				   "the stack", E2BIG);
 	memset(&t->regs, 0, sizeof(t->regs));
-	t->regs.rip = im->eh.e_entry + im->bias;
+	t->regs.rip = in ? in->eh.e_entry + in->bias :
+			   im->eh.e_entry + im->bias;
 	t->regs.rsp = b.sp;
 	t->regs.eflags = 0x202;
 	t->regs.orig_rax = (uint64_t)-1;
@@ -444,6 +434,79 @@ static void no_entry(void *arg)
 }
 
 /*
+ * The program's interpreter (PT_INTERP: glibc's or musl's dynamic
+ * loader, itself a static-pie object), opened and checked as
+ * load_elf_binary() does: a missing one is the open's error, anything
+ * but an ELF shared object of this architecture ELIBBAD.
+ */
+static int open_interp(struct elf_image *im, struct elf_image *in,
+		       const char *path)
+{
+	char name[PATH_MAX + 1];
+	char why[PATH_MAX + 64];
+	size_t n = im->interp->p_filesz;
+	int err;
+
+	memset(name, 0, sizeof(name));
+	if (read_full(im->fd, name, n, (off_t)im->interp->p_offset) ||
+	    name[n - 1])
+		return refuse(im, path, "a bad interpreter path (PT_INTERP)",
+			      ENOEXEC);
+	in->quiet = true;
+	err = open_image(in, name);
+	if (err == -ENOENT || err == -EACCES || err == -ENOTDIR ||
+	    err == -ELOOP) {
+		snprintf(why, sizeof(why), "its interpreter %s: %s", name,
+			 strerror(-err));
+		return refuse(im, path, why, -err);
+	}
+	if (!err && (in->eh.e_type != ET_DYN || in->interp)) {
+		close(in->fd);
+		in->fd = -1;
+		err = -ELIBBAD;
+	}
+	if (err) {
+		snprintf(why, sizeof(why), "its interpreter %s is not an "
+			 "x86-64 ELF shared object", name);
+		return refuse(im, path, why, ELIBBAD);
+	}
+	return 0;
+}
+
+/* The interpreter where mmap would put it: the first gap that holds it. */
+static int map_interp(struct ua_task *t, struct elf_image *in,
+		      const char *path)
+{
+	size_t span = in->hi - in->lo + in->align;
+	void *at = ua_map(t->sp, NULL, span, PROT_NONE);
+
+	if (!at)
+		return refuse(in, path, "no room for the interpreter in the "
+				    "space", ENOMEM);
+	ua_unmap(t->sp, at, span);
+	return map_segments(t, in, path, (uintptr_t)at);
+}
+
+/*
+ * execve's look at the ELF file it would load (fd) and its interpreter:
+ * 0 when ua_task_exec() would take them, else the kernel's own error,
+ * quietly for the program's headers (ENOEXEC), with the reason on stderr
+ * for its interpreter (ENOENT, ELIBBAD).
+ */
+int ua__lx_exec_check(int fd, const char *name)
+{
+	struct elf_image im = { .fd = fd, .quiet = true },
+			 in = { .fd = -1 };
+	int err = read_image(&im, name);
+
+	if (!err && im.interp)
+		err = open_interp(&im, &in, name);
+	if (in.fd >= 0)
+		close(in.fd);
+	return err;
+}
+
+/*
  * Load path; the new image calls itself execfn (AT_EXECFN: the name it
  * was run by) and exe (/proc/self/exe: the file, an absolute path).
  */
@@ -453,7 +516,8 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 			    const struct ua_task_opts *opts)
 {
 	struct ua_task_opts o = opts ? *opts : (struct ua_task_opts){ 0 };
-	struct elf_image im = { .fd = -1 };
+	struct elf_image im = { .fd = -1 }, in = { .fd = -1 };
+	bool dyn;
 	struct ua_space *prev;
 	struct ua_task *t = NULL;
 	struct lx_proc *p;
@@ -464,8 +528,11 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 		return NULL;
 	}
 	err = open_image(&im, path);
+	if (!err && im.interp)
+		err = open_interp(&im, &in, path);
 	if (err)
 		goto fail;
+	dyn = im.interp;
 	o.trap_syscalls = true;
 	if (!o.stack_size)
 		o.stack_size = LX_STACK_SIZE;
@@ -482,7 +549,7 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 	uintptr_t area = 0;
 
 	/* A PIE's bias is known once its segments are placed. */
-	err = map_segments(&tmp, &im, path);
+	err = map_segments(&tmp, &im, path, 0);
 	if (!err)
 		area = ua__page_up(im.hi + im.bias);
 	if (!err && !ua_map(sp, (void *)area, UA_PATCH_AREA_SIZE, PROT_NONE))
@@ -490,6 +557,8 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 				       "space", ENOMEM);
 	if (!err)
 		err = ua__lx_brk_init(&tmp, area + UA_PATCH_AREA_SIZE);
+	if (!err && dyn)
+		err = map_interp(&tmp, &in, path);
 	if (err) {
 		ua_space_use(prev);
 		free(p->iobuf);
@@ -509,17 +578,21 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 	t->own_fs = true;
 	t->tb.guest_fs = 0;
 	code_sections(t, &im, area);
-	err = build_stack(t, &im, execfn, argv, envp);
+	err = build_stack(t, &im, dyn ? &in : NULL, execfn, argv, envp);
 	ua_space_use(prev);
 	if (err) {
 		ua_task_destroy(t);
 		goto fail;
 	}
 	close(im.fd);
+	if (in.fd >= 0)
+		close(in.fd);
 	return t;
 fail:
 	if (im.fd >= 0)
 		close(im.fd);
+	if (in.fd >= 0)
+		close(in.fd);
 	errno = -err;
 	return NULL;
 }
