@@ -11,6 +11,7 @@ and the end the same (exit status, or death by the same signal).
 usage: run_programs.py UARUN MODE [ARGS...]
   programs PROG...   the test programs (prog_signals, prog_files, ...)
   busybox            busybox applets
+  dynamic            Debian's dynamically linked programs
   refuse             bad input is refused with a reason, never a crash
   trace              --trace shows decoded syscalls; stdout stays clean;
                      --stats lists rewritten sites under --trap=rewrite
@@ -397,6 +398,79 @@ def mode_busybox(uarun):
     return fails
 
 
+def mode_dynamic(uarun):
+    """Debian's own dynamically linked programs: the loader maps their
+    interpreter, which maps their libraries through the table."""
+    need = ['ls', 'sort', 'uniq', 'wc', 'cut', 'tr', 'date', 'stat', 'cp',
+            'mv', 'rm', 'mkdir', 'ln', 'readlink', 'md5sum', 'sha256sum',
+            'od', 'head', 'tail', 'seq', 'env', 'id', 'grep', 'sed',
+            'find', 'xargs', 'tar', 'gzip', 'diff', 'bash', 'perl']
+    missing = [n for n in need if not shutil.which(n)]
+    if missing:
+        print('not installed: %s' % ' '.join(missing))
+        return SKIP
+    bks = backends(uarun)
+    text = b'pear\napple\nfig\napple\nbanana\n'
+    fails = 0
+    with tempfile.TemporaryDirectory() as d:
+        for n in ['b.txt', 'a.txt']:
+            with open(os.path.join(d, n), 'wb') as f:
+                f.write(text)
+        os.mkdir(os.path.join(d, 'sub'))
+        with open(os.path.join(d, 'sub', 'c.txt'), 'wb') as f:
+            f.write(b'apple pie\n')
+        cases = [
+            ('ls -la', ['ls', '-la', '--time-style=+', 'sub'], b''),
+            ('sort', ['sort'], text),
+            ('sort | uniq -c', ['bash', '-c', 'sort a.txt | uniq -c'], b''),
+            ('wc', ['wc', 'a.txt', 'b.txt'], b''),
+            ('cut', ['cut', '-c', '1-3'], text),
+            ('tr', ['tr', 'a-z', 'A-Z'], text),
+            ('date -d', ['date', '-u', '-d', '@1000000000'], b''),
+            ('stat', ['stat', '-c', '%s %F %a', 'a.txt'], b''),
+            ('cp -a mv rm', ['bash', '-c', 'cp -a sub sub2 && mv sub2 sub3 '
+                             '&& ls sub3 && rm -r sub3 && ls'], b''),
+            ('mkdir ln readlink', ['bash', '-c', 'mkdir -p x/y/z && ln -s '
+                                   'x/y l && readlink -f l/z | '
+                                   'sed "s|.*/x/|x/|"; rm -r x l'], b''),
+            ('md5sum sha256sum', ['bash', '-c', 'md5sum a.txt; '
+                                  'sha256sum b.txt'], b''),
+            ('od', ['od', '-c', 'a.txt'], b''),
+            ('head tail seq', ['bash', '-c', 'seq 1 100 | head -20 | '
+                               'tail -3'], b''),
+            ('env id', ['bash', '-c', 'env -i A=1 B=2 env; id -u'], b''),
+            ('grep -r', ['grep', '-r', 'apple', '.'], b''),
+            ('sed -i', ['bash', '-c', 'cp a.txt e.txt; chmod 640 e.txt; '
+                        'sed -i s/apple/APPLE/ e.txt; cat e.txt; '
+                        'stat -c %a e.txt; rm e.txt'], b''),
+            ('find -exec', ['bash', '-c', 'find . -name "*.txt" -exec wc -c '
+                            '{} + | sort'], b''),
+            ('xargs', ['bash', '-c', 'ls *.txt | xargs -n1 head -1'], b''),
+            ('tar gzip', ['bash', '-c', 'tar czf t.tgz sub && mkdir u && '
+                          'tar xzf t.tgz -C u && cat u/sub/c.txt && '
+                          'gzip -c a.txt | gzip -dc | wc -l; rm -r u t.tgz'],
+             b''),
+            ('diff', ['diff', 'a.txt', 'sub/c.txt'], b''),
+            ('bash script', ['bash', '-c', 'f() { echo "f:$1"; }; '
+                             'for i in $(seq 3); do f $i; done | sort -r; '
+                             'x=$(cat a.txt | wc -l); echo "lines $x"; '
+                             'cat <<EOF\nhere $((1+2))\nEOF'], b''),
+            ('perl', ['perl', '-e', 'my %h = (b => 2, a => 1); '
+                      'for (sort keys %h) { print "$_=$h{$_}\\n" } '
+                      '"x123y" =~ /(\\d+)/ and print "$1\\n"'], b''),
+        ]
+        py = '/usr/bin/python3'
+        if os.path.exists(py):
+            cases.append(('python3', [py, '-c',
+                                      'import json, hashlib; '
+                                      'print(json.dumps({"h": hashlib.'
+                                      'sha256(b"x").hexdigest()}))'], b''))
+        for name, args, stdin in cases:
+            fails += compare(uarun, bks, 'dynamic ' + name, args, stdin,
+                             cwd=d)
+    return fails
+
+
 def mode_refuse(uarun):
     fails = 0
     with tempfile.TemporaryDirectory() as d:
@@ -411,11 +485,21 @@ def mode_refuse(uarun):
             f.write(head)
         os.chmod(junk, 0o755)
         os.chmod(trunc, 0o755)
-        dyn = shutil.which('true') or '/bin/true'
+        # A dynamic program whose interpreter is missing: /bin/true with
+        # its PT_INTERP path changed in place, same length.
+        noint = os.path.join(d, 'noint')
+        with open('/bin/true', 'rb') as f:
+            img = f.read()
+        interp = b'/lib64/ld-linux-x86-64.so.2'
+        if interp in img:
+            img = img.replace(interp, b'/lib64/ld-missing-x86-64.so')
+        with open(noint, 'wb') as f:
+            f.write(img)
+        os.chmod(noint, 0o755)
         cases = [
             ('non-ELF', junk, 'not an ELF file'),
             ('truncated', trunc, 'truncated'),
-            ('dynamic', dyn, 'only static programs run'),
+            ('missing interpreter', noint, 'its interpreter'),
             ('directory', d, 'is a directory'),
             ('missing', os.path.join(d, 'nope'), 'No such file'),
         ]
@@ -614,6 +698,8 @@ def main():
         ret = mode_programs(uarun, args)
     elif mode == 'busybox':
         ret = mode_busybox(uarun)
+    elif mode == 'dynamic':
+        ret = mode_dynamic(uarun)
     elif mode == 'refuse':
         ret = mode_refuse(uarun)
     elif mode == 'trace':
