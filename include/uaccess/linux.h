@@ -14,24 +14,26 @@
 UA_BEGIN_DECLS
 
 /**
- * ua_task_exec() - load a static Linux x86-64 program into a space
+ * ua_task_exec() - load a Linux x86-64 program into a space
  * @sp: the space; ET_EXEC programs need their link addresses inside it
- *	(see ua_exec_space_opts())
- * @path: the executable
+ *	(see ua_exec_space_addr())
+ * @path: the executable, or a `#!` script (run as execve runs it)
  * @argv: its arguments (argv[0] included), NULL-terminated
  * @envp: its environment, NULL-terminated; NULL for none
  * @opts: task options or NULL; trap_syscalls is implied
  *
- * Maps the PT_LOAD segments with their protections, zeroes the bss and
- * builds the initial stack (argc, argv, envp, the auxiliary vector) the
- * way the kernel's binfmt_elf does.  Static and static-pie executables
- * only.  Refusals are explained on stderr.
+ * Maps the PT_LOAD segments with their protections, zeroes the bss, maps
+ * a dynamic program's interpreter (PT_INTERP) and builds the initial
+ * stack (argc, argv, envp, the auxiliary vector) the way the kernel's
+ * binfmt_elf does.  Static, static-pie and dynamically linked
+ * executables.  Refusals are explained on stderr.
  *
  * Return: the task, ready for ua_task_run(), or NULL with errno set:
- * ENOENT/EACCES (the file), EISDIR, ENOEXEC (not ELF, truncated or
- * inconsistent headers, another architecture or class), ELIBBAD (a
- * dynamic program: PT_INTERP), ERANGE (a segment outside the space),
- * ENOMEM, ENOSYS (no way to trap syscalls here).
+ * ENOENT/EACCES (the file, or a dynamic program's interpreter), EISDIR,
+ * ENOEXEC (not ELF, truncated or inconsistent headers, another
+ * architecture or class), ELIBBAD (an interpreter that is not an x86-64
+ * ELF shared object), ELOOP (scripts nested too deep), ERANGE (a segment
+ * outside the space), ENOMEM, ENOSYS (no way to trap syscalls here).
  */
 UA_EXPORT struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 				       char *const argv[], char *const envp[],

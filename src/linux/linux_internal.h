@@ -136,6 +136,8 @@ UA_HIDDEN struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 				      char *const argv[], char *const envp[],
 				      const struct ua_task_opts *opts);
 UA_HIDDEN int ua__lx_exec_check(int fd, const char *name);
+/* sys_exec.c: a script's final interpreter, open; -1 if not a script. */
+UA_HIDDEN int ua__lx_script_target(const char *path);
 UA_HIDDEN void ua__lx_free(struct ua_task *t);
 
 /* table.c */

@@ -174,9 +174,12 @@ static int open_image(struct elf_image *im, const char *path)
 unsigned long ua_exec_space_addr(const char *path)
 {
 	struct elf_image im;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = ua__lx_script_target(path);
 	unsigned long addr = 0;
 
+	/* A script's program is its interpreter's. */
+	if (fd < 0)
+		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	im.fd = fd;
@@ -597,15 +600,3 @@ fail:
 	return NULL;
 }
 
-struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
-			     char *const argv[], char *const envp[],
-			     const struct ua_task_opts *opts)
-{
-	char *exe = path ? realpath(path, NULL) : NULL;
-	struct ua_task *t;
-
-	/* /proc/self/exe names the file wherever the guest goes later. */
-	t = ua__lx_exec(sp, path, path, exe ? exe : path, argv, envp, opts);
-	free(exe);
-	return t;
-}

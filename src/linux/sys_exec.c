@@ -339,6 +339,120 @@ static int find_binary(struct bprm *b)
 	}
 }
 
+/* The name the new image is run by (alloc_bprm()). */
+static void set_filename(struct bprm *b, long dfd, const char *path)
+{
+	if ((int)dfd == AT_FDCWD || path[0] == '/')
+		snprintf(b->filename, sizeof(b->filename), "%s", path);
+	else if (!*path)
+		snprintf(b->filename, sizeof(b->filename), "/dev/fd/%d",
+			 (int)dfd);
+	else
+		snprintf(b->filename, sizeof(b->filename), "/dev/fd/%d/%s",
+			 (int)dfd, path);
+	snprintf(b->interp, sizeof(b->interp), "%s", b->filename);
+}
+
+/*
+ * ua_task_exec() of a `#!` script (a program started by uarun is run as
+ * execve would run it): the interpreters followed as find_binary() does;
+ * the file to load is the last one, open.  NULL with errno set (and the
+ * reason said) when the script cannot run.
+ */
+static struct bprm *script_bprm(int fd, const char *path,
+				char *const argv[], bool quiet)
+{
+	struct bprm *b = calloc(1, sizeof(*b));
+	char msg[PATH_MAX + 64];
+	int err = -ENOMEM;
+
+	if (!b) {
+		close(fd);
+		goto fail;
+	}
+	b->fd = fd;
+	b->room = SIZE_MAX;
+	set_filename(b, AT_FDCWD, path);
+	for (size_t i = 0; argv && argv[i]; i++)
+		if ((err = push_kernel(b, &b->argv, argv[i], false)))
+			goto free;
+	err = find_binary(b);
+	if (!err)
+		return b;
+free:
+	strv_free(&b->argv);
+	close(b->fd);
+	free(b);
+fail:
+	snprintf(msg, sizeof(msg), "uaccess: cannot run %s: %s\n", path,
+		 strerror(-err));
+	if (!quiet)
+		ua__write_str(2, msg);
+	errno = -err;
+	return NULL;
+}
+
+/* Is path a script?  Then its final interpreter, open; else -1. */
+int ua__lx_script_target(const char *path)
+{
+	struct bprm *b;
+	char head[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, head, 2, 0) != 2 || memcmp(head, "#!", 2)) {
+		close(fd);
+		return -1;
+	}
+	b = script_bprm(fd, path, NULL, true);
+	if (!b)
+		return -1;
+	fd = b->fd;
+	strv_free(&b->argv);
+	free(b);
+	return fd;
+}
+
+struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
+			     char *const argv[], char *const envp[],
+			     const struct ua_task_opts *opts)
+{
+	char exe[PATH_MAX], self[32], head[2];
+	struct ua_task *t;
+	struct bprm *b;
+	char *abs;
+	ssize_t n;
+	int fd;
+
+	if (!sp || !path || !argv) {
+		errno = EINVAL;
+		return NULL;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, head, 2, 0) != 2 || memcmp(head, "#!", 2)) {
+		if (fd >= 0)
+			close(fd);
+		/* /proc/self/exe names the file wherever the guest goes. */
+		abs = realpath(path, NULL);
+		t = ua__lx_exec(sp, path, path, abs ? abs : path, argv, envp,
+				opts);
+		free(abs);
+		return t;
+	}
+	b = script_bprm(fd, path, argv, false);
+	if (!b)
+		return NULL;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", b->fd);
+	n = readlink(self, exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = 0;
+	t = ua__lx_exec(sp, self, path, exe, b->argv.v, envp, opts);
+	strv_free(&b->argv);
+	close(b->fd);
+	free(b);
+	return t;
+}
+
 /* A growing buffer for the state. */
 struct wbuf {
 	char *p;
@@ -495,20 +609,6 @@ static int start_image(struct ua_task *t, struct bprm *b)
 	unkeep_files(p);
 	close(state);
 	return err < 0 ? err : -ENOEXEC;
-}
-
-/* The name the new image is run by (alloc_bprm()). */
-static void set_filename(struct bprm *b, long dfd, const char *path)
-{
-	if ((int)dfd == AT_FDCWD || path[0] == '/')
-		snprintf(b->filename, sizeof(b->filename), "%s", path);
-	else if (!*path)
-		snprintf(b->filename, sizeof(b->filename), "/dev/fd/%d",
-			 (int)dfd);
-	else
-		snprintf(b->filename, sizeof(b->filename), "/dev/fd/%d/%s",
-			 (int)dfd, path);
-	snprintf(b->interp, sizeof(b->interp), "%s", b->filename);
 }
 
 /*

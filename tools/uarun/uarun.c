@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * uarun - run an unmodified static Linux x86-64 program as a guest task.
+ * uarun - run an unmodified Linux x86-64 program as a guest task.
  *
  * A thin tool over ua_task_exec(): options, a space where the program
  * fits, --trace and --stats, and an exit that repeats the guest's: the
@@ -74,10 +74,10 @@ static void usage(FILE *f)
 		"[--stats] [--trace]\n"
 		"             PROGRAM [ARG...]\n"
 		"\n"
-		"Runs a static (or static-pie) Linux x86-64 PROGRAM in a guest "
-		"space of the\nuaccess engine: its syscalls are trapped and "
-		"served through the library's\naccessors.  Exits as the "
-		"program did.\n"
+		"Runs a Linux x86-64 PROGRAM (static, static-pie, dynamically "
+		"linked, or a\n#! script) in a guest space of the uaccess "
+		"engine: its syscalls are\ntrapped and served through the "
+		"library's accessors.  Exits as the program\ndid.\n"
 		"\n"
 		"  --protect=P  protection backend (default: UA_PROTECT, else "
 		"pkey, else mprotect)\n"
