@@ -206,27 +206,56 @@ static void restore(void)
 	forwarded = 0;
 }
 
-static int install(void)
+/* The forwarding handler, with every forwarded signal blocked while it runs. */
+static void fwd_action(struct sigaction *sa)
 {
-	struct sigaction sa;
 	int irq = ua_interrupt_signal();
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = ua__irq_entry;
+	memset(sa, 0, sizeof(*sa));
+	sa->sa_sigaction = ua__irq_entry;
 	/* No SA_RESTART: a host call made for the guest must see EINTR. */
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
+	sa->sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa->sa_mask);
 	for (int sig = 1; sig <= SIGRTMAX && sig <= HS_NSIG; sig++)
 		if (!kept(sig))
-			sigaddset(&sa.sa_mask, sig);
+			sigaddset(&sa->sa_mask, sig);
 	if (irq)
-		sigaddset(&sa.sa_mask, irq);
+		sigaddset(&sa->sa_mask, irq);
+}
+
+/*
+ * SIGCHLD the way the guest's action asks the kernel for it: the
+ * children of a process that ignores SIGCHLD, or has SA_NOCLDWAIT, are
+ * reaped as they end and its wait4() waits for the last one and fails
+ * with ECHILD (kernel/signal.c, do_notify_parent(); kernel/exit.c,
+ * do_wait()), and SA_NOCLDSTOP sends nothing for a child that stops or
+ * continues (do_notify_parent_cldstop()).  The guest's children are the
+ * monitor's, so the host applies these rules itself once the monitor's
+ * own disposition says the same.
+ */
+static void chld_action(struct sigaction *sa, unsigned int mode)
+{
+	fwd_action(sa);
+	if (mode & UA_CHLD_IGNORE) {
+		sa->sa_handler = SIG_IGN;
+		sa->sa_flags = 0;
+		return;
+	}
+	sa->sa_flags |= mode & (SA_NOCLDSTOP | SA_NOCLDWAIT);
+}
+
+static int install(struct ua_task *t)
+{
+	struct sigaction sa, chld;
+
+	fwd_action(&sa);
+	chld_action(&chld, t->host_chld);
 	for (int sig = 1; sig <= SIGRTMAX && sig <= HS_NSIG; sig++) {
 		if (kept(sig))
 			continue;
 		/* Before the handler can run: it checks the set. */
 		forwarded |= HS_BIT(sig);
-		if (sigaction(sig, &sa, &saved[sig])) {
+		if (sigaction(sig, sig == SIGCHLD ? &chld : &sa, &saved[sig])) {
 			int err = -errno;
 
 			forwarded &= ~HS_BIT(sig);
@@ -235,6 +264,24 @@ static int install(void)
 		}
 	}
 	return 0;
+}
+
+/*
+ * From the signal layer's rt_sigaction, in ordinary context on the
+ * task's thread.  Only the task standing for the process has the host's
+ * SIGCHLD; another keeps the mode for when it does.
+ */
+void ua__host_sig_chld(struct ua_task *t, unsigned int mode)
+{
+	struct sigaction sa;
+
+	pthread_mutex_lock(&setup_lock);
+	t->host_chld = mode;
+	if (atomic_load(&ua__hs_target) == t && (forwarded & HS_BIT(SIGCHLD))) {
+		chld_action(&sa, mode);
+		sigaction(SIGCHLD, &sa, NULL);
+	}
+	pthread_mutex_unlock(&setup_lock);
 }
 
 int ua_task_forward_host_signals(struct ua_task *t)
@@ -271,7 +318,7 @@ int ua_task_forward_host_signals(struct ua_task *t)
 		goto out;
 	hs_pid = getpid();
 	atomic_store(&ua__hs_target, t);
-	err = install();
+	err = install(t);
 	if (err)
 		atomic_store(&ua__hs_target, NULL);
 out:

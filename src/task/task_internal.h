@@ -142,7 +142,16 @@ struct ua_task {
 	bool tsc_off;
 	/* The patch trap's code ranges and trampolines (trap_patch.c). */
 	struct ua__patch *patch;
+	/*
+	 * The guest's SIGCHLD action as the host applies it while the task
+	 * stands for the process (hostsig.c): SA_NOCLDSTOP, SA_NOCLDWAIT
+	 * and UA_CHLD_IGNORE.
+	 */
+	unsigned int host_chld;
 };
+
+/* host_chld: the guest ignores SIGCHLD (its children are reaped). */
+#define UA_CHLD_IGNORE 0x100u
 
 /*
  * The Linux syscall table trapped syscalls go to (src/linux/table.c): the
@@ -500,6 +509,8 @@ UA_HIDDEN void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc);
 UA_HIDDEN void ua__host_sig_drain(void);
 UA_HIDDEN void ua__host_sig_forget(struct ua_task *t);
 UA_HIDDEN void ua__host_stop(struct ua_task *t, int sig);
+/* The guest's SIGCHLD action changed: t->host_chld's bits, to the host. */
+UA_HIDDEN void ua__host_sig_chld(struct ua_task *t, unsigned int mode);
 
 /* Host signals stand for t's own (the kernel's signals to the process). */
 static inline UA_FAST bool ua__host_sig_target(const struct ua_task *t)
