@@ -97,23 +97,13 @@ static void record(int sig, const siginfo_t *info)
 	atomic_fetch_or(&ua__hs_pending, HS_BIT(sig));
 }
 
-/* From ua__irq_handler() (irq.c) for every signal but the interrupt. */
-void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc)
+/* Record sig for the target and interrupt it; last, as it may not return. */
+static void forward(int sig, const siginfo_t *info, ucontext_t *uc)
 {
 	uint64_t one = 1;
 	struct ua_task *t;
 	bool here;
 
-	/*
-	 * The monitor's own write to a pipe nobody reads (pipe_write() sends
-	 * SIGPIPE as SI_USER from the writer): the linux layer has given the
-	 * guest its SIGPIPE with the EPIPE.
-	 */
-	if (sig == SIGPIPE && info->si_code == SI_USER &&
-	    info->si_pid == hs_pid)
-		return;
-	if (sig < 1 || sig > HS_NSIG || !(forwarded & HS_BIT(sig)))
-		return;
 	atomic_fetch_add(&inflight, 1);
 	record(sig, info);
 	if (hs_efd >= 0 && write(hs_efd, &one, sizeof(one)) < 0) {
@@ -127,6 +117,37 @@ void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc)
 	/* Last: in guest code this resumes in the monitor, never returning. */
 	if (here)
 		ua__irq_interrupt(uc);
+}
+
+/* From ua__irq_handler() (irq.c) for every signal but the interrupt. */
+void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc)
+{
+	/*
+	 * The monitor's own write to a pipe nobody reads (pipe_write() sends
+	 * SIGPIPE as SI_USER from the writer): the linux layer has given the
+	 * guest its SIGPIPE with the EPIPE.
+	 */
+	if (sig == SIGPIPE && info->si_code == SI_USER &&
+	    info->si_pid == hs_pid)
+		return;
+	if (sig < 1 || sig > HS_NSIG || !(forwarded & HS_BIT(sig)))
+		return;
+	forward(sig, info, uc);
+}
+
+/*
+ * A signal the host sent the process under another number (the guest's
+ * parent-death signal, which the host sends as the interrupt signal:
+ * ppid.c).  Any signal but 0, the kept ones included: the guest chose it.
+ */
+void ua__host_signal_as(int sig, const siginfo_t *info, ucontext_t *uc)
+{
+	siginfo_t i = *info;
+
+	if (sig < 1 || sig > HS_NSIG || !atomic_load(&ua__hs_target))
+		return;
+	i.si_signo = sig;
+	forward(sig, &i, uc);
 }
 
 /*

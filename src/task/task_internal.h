@@ -148,6 +148,8 @@ struct ua_task {
 	 * and UA_CHLD_IGNORE.
 	 */
 	unsigned int host_chld;
+	/* The guest's parent-death signal (PR_SET_PDEATHSIG), 0: none. */
+	int pdeath_sig;
 };
 
 /* host_chld: the guest ignores SIGCHLD (its children are reaped). */
@@ -168,7 +170,7 @@ UA_HIDDEN int ua__trap_after_fork(struct ua_task *t, pid_t parent);
 /* fork.c: a guest's fork; in the child only t goes on.  pid, 0, -errno. */
 UA_HIDDEN pid_t ua__task_fork(struct ua_task *t);
 UA_HIDDEN void ua__irq_after_fork(void);
-UA_HIDDEN void ua__ppid_after_fork(pid_t parent);
+UA_HIDDEN bool ua__ppid_after_fork(pid_t parent);
 UA_HIDDEN int ua__host_sig_after_fork(struct ua_task *t);
 UA_HIDDEN void ua__trap_init(void);
 UA_HIDDEN void ua__trap_free(struct ua_task *t);
@@ -444,9 +446,11 @@ UA_HIDDEN void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
 /* ppid.c: the parent's pid, cached while a parent-death signal is set */
 UA_HIDDEN bool ua__ppid_arm(void);
 UA_HIDDEN void ua__ppid_disarm(void);
-UA_HIDDEN void ua__ppid_changed(void);
+UA_HIDDEN void ua__ppid_changed(const siginfo_t *info, ucontext_t *uc);
 UA_HIDDEN pid_t ua__ppid(void);
 UA_HIDDEN pid_t ua__fast_ppid(void); /* 0: not cached */
+/* The guest's PR_SET_PDEATHSIG: 0 or -errno. */
+UA_HIDDEN int ua__pdeath_set(struct ua_task *t, int sig);
 
 /*
  * A call through a rewritten site (ua__rewrite_entry saved what the
@@ -511,6 +515,9 @@ UA_HIDDEN void ua__host_sig_forget(struct ua_task *t);
 UA_HIDDEN void ua__host_stop(struct ua_task *t, int sig);
 /* The guest's SIGCHLD action changed: t->host_chld's bits, to the host. */
 UA_HIDDEN void ua__host_sig_chld(struct ua_task *t, unsigned int mode);
+/* From a handler: sig, sent to the process as info, for the target. */
+UA_HIDDEN void ua__host_signal_as(int sig, const siginfo_t *info,
+				  ucontext_t *uc);
 
 /* Host signals stand for t's own (the kernel's signals to the process). */
 static inline UA_FAST bool ua__host_sig_target(const struct ua_task *t)
