@@ -247,6 +247,40 @@ static void test_ignored(void)
 	sigaction(SIGCHLD, &old, NULL);
 }
 
+/* After execve: an ignored SIGCHLD stays ignored, children still reaped. */
+static int exec_ignored_side(void)
+{
+	struct sigaction sa;
+	pid_t pid;
+
+	sigaction(SIGCHLD, NULL, &sa);
+	printf("after execve: SIGCHLD ignored %d\n", sa.sa_handler == SIG_IGN);
+	pid = fork();
+	if (!pid)
+		_exit(7);
+	say("after execve: wait", wait(NULL));
+	printf("after execve: gone %d\n", gone(pid));
+	return 0;
+}
+
+static void test_exec_ignored(void)
+{
+	char *av[] = { "prog_fork", "exec-ignored", NULL };
+	char *ev[] = { NULL };
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (!pid) {
+		signal(SIGCHLD, SIG_IGN);
+		execve("/proc/self/exe", av, ev);
+		_exit(99);
+	}
+	waitpid(pid, &st, 0);
+	printf("the execed child: exited %d, status %d\n", WIFEXITED(st),
+	       WEXITSTATUS(st));
+}
+
 /* SA_NOCLDWAIT with a handler: reaped, and the handler still runs. */
 static void test_nocldwait(void)
 {
@@ -485,11 +519,13 @@ static void test_vfork(void)
 	printf("vfork: reaped %d, status %d\n", pid, WEXITSTATUS(st));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct sigaction sa;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "exec-ignored"))
+		return exec_ignored_side();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_chld;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -500,6 +536,7 @@ int main(void)
 	test_offset();
 	test_many();
 	test_ignored();
+	test_exec_ignored();
 	test_nocldwait();
 	test_nocldstop();
 	test_pdeath_value();
