@@ -439,22 +439,73 @@ static long sys_fcntl(struct ua_task *t, struct ua_pt_regs *r)
 	return -EINVAL;
 }
 
-/* Terminal queries: the request, and how many bytes it reads or writes. */
+/* How an ioctl's third argument is passed. */
+enum ioctl_arg {
+	ARG_OUT, /* a pointer to size bytes the call writes */
+	ARG_IN,	 /* a pointer to size bytes the call reads */
+	ARG_VAL, /* an int by value (TIOCSCTTY's steal flag) */
+	ARG_NONE,
+};
+
+/*
+ * Terminal calls: the request, its argument and whether it is one that
+ * tty_check_change() guards (drivers/tty/tty_jobctrl.c: set_termios()
+ * and tiocspgrp() call it), which sends a caller outside the terminal's
+ * foreground group SIGTTOU unless it blocks or ignores that signal.
+ */
 static const struct {
 	unsigned long req;
 	unsigned int size;
-	bool out;
+	enum ioctl_arg arg;
+	bool job;
 } ioctls[] = {
-	{ TCGETS, 36, true },      /* the kernel's struct termios */
-	{ TCSETS, 36, false },
-	{ TCSETSW, 36, false },
-	{ TCSETSF, 36, false },
-	{ TIOCGWINSZ, sizeof(struct winsize), true },
-	{ TIOCSWINSZ, sizeof(struct winsize), false },
-	{ TIOCGPGRP, sizeof(int), true },
-	{ FIONREAD, sizeof(int), true },
-	{ FIONBIO, sizeof(int), false },
+	{ TCGETS, 36, ARG_OUT, false }, /* the kernel's struct termios */
+	{ TCSETS, 36, ARG_IN, true },
+	{ TCSETSW, 36, ARG_IN, true },
+	{ TCSETSF, 36, ARG_IN, true },
+	{ TIOCGWINSZ, sizeof(struct winsize), ARG_OUT, false },
+	{ TIOCSWINSZ, sizeof(struct winsize), ARG_IN, false },
+	{ TIOCGPGRP, sizeof(int), ARG_OUT, false },
+	{ TIOCSPGRP, sizeof(int), ARG_IN, true },
+	{ TIOCGSID, sizeof(int), ARG_OUT, false },
+	{ TIOCSCTTY, 0, ARG_VAL, false },
+	{ TIOCNOTTY, 0, ARG_NONE, false },
+	{ TIOCGPTN, sizeof(int), ARG_OUT, false },  /* ptsname() */
+	{ TIOCSPTLCK, sizeof(int), ARG_IN, false }, /* unlockpt() */
+	{ FIONREAD, sizeof(int), ARG_OUT, false },
+	{ FIONBIO, sizeof(int), ARG_IN, false },
 };
+
+/*
+ * The host's SIGTTOU stays at its default (src/task/hostsig.c), so the
+ * host would stop the monitor where the guest asked not to be: the
+ * guest's blocked or ignored SIGTTOU is the monitor's for the call.
+ */
+static bool ttou_ignored(struct ua_task *t)
+{
+	struct ua_sigstate *s = sigstate(t);
+
+	if (!s)
+		return false;
+	return (s->blocked & SIGBIT(SIGTTOU)) ||
+	       s->action[SIGTTOU].handler == (uint64_t)(uintptr_t)SIG_IGN;
+}
+
+static long host_ioctl(struct ua_task *t, int fd, unsigned long req, long arg,
+		       bool job)
+{
+	sigset_t set, old;
+	long ret;
+
+	if (!job || !ttou_ignored(t))
+		return ioctl(fd, req, arg) < 0 ? -errno : 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTTOU);
+	pthread_sigmask(SIG_BLOCK, &set, &old);
+	ret = ioctl(fd, req, arg) < 0 ? -errno : 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
 
 static long sys_ioctl(struct ua_task *t, struct ua_pt_regs *r)
 {
@@ -462,6 +513,7 @@ static long sys_ioctl(struct ua_task *t, struct ua_pt_regs *r)
 	unsigned long req = ARG2(r);
 	void *uarg = (void *)ARG3(r);
 	unsigned char buf[64];
+	long arg = (long)buf, ret;
 
 	if (!f)
 		return -EBADF;
@@ -470,12 +522,18 @@ static long sys_ioctl(struct ua_task *t, struct ua_pt_regs *r)
 			continue;
 		if (f->kind != LX_FD_HOST)
 			return -ENOTTY;
-		if (!ioctls[i].out &&
+		if (ioctls[i].arg == ARG_IN &&
 		    ua_copy_from_user(buf, uarg, ioctls[i].size))
 			return -EFAULT;
-		if (ioctl(f->host, req, buf) < 0)
-			return -errno;
-		if (ioctls[i].out && ua_copy_to_user(uarg, buf, ioctls[i].size))
+		if (ioctls[i].arg == ARG_VAL)
+			arg = (int)ARG3(r);
+		else if (ioctls[i].arg == ARG_NONE)
+			arg = 0;
+		ret = host_ioctl(t, f->host, req, arg, ioctls[i].job);
+		if (ret)
+			return ret;
+		if (ioctls[i].arg == ARG_OUT &&
+		    ua_copy_to_user(uarg, buf, ioctls[i].size))
 			return -EFAULT;
 		return 0;
 	}

@@ -451,7 +451,10 @@ static long set_tsc(struct ua_task *t, unsigned long mode)
 	return 0;
 }
 
-/* The task's name (PR_SET_NAME / PR_GET_NAME) and the TSC's mode. */
+/*
+ * The task's name (PR_SET_NAME / PR_GET_NAME), the TSC's mode and the
+ * parent-death signal (the task layer's: src/task/ppid.c).
+ */
 static long sys_prctl(struct ua_task *t, struct ua_pt_regs *r)
 {
 	static const char name[16] = "guest";
@@ -468,6 +471,13 @@ static long sys_prctl(struct ua_task *t, struct ua_pt_regs *r)
 		return ua_put_user(tsc, (int *)ARG2(r));
 	case PR_SET_TSC:
 		return set_tsc(t, ARG2(r));
+	case PR_SET_PDEATHSIG:
+		/* valid_signal(): 0 up to _NSIG, as an unsigned long. */
+		if (ARG2(r) > 64)
+			return -EINVAL;
+		return ua__pdeath_set(t, (int)ARG2(r));
+	case PR_GET_PDEATHSIG:
+		return ua_put_user(t->pdeath_sig, (int *)ARG2(r));
 	}
 	return -EINVAL;
 }

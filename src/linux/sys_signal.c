@@ -3,10 +3,13 @@
  * The signal calls by their Linux numbers.  The signal layer implements
  * them (kernel/signal.c semantics); this file only adapts the register
  * convention, and adds what a libc needs beyond it: tkill,
- * rt_tgsigqueueinfo and rt_sigtimedwait.
+ * rt_tgsigqueueinfo and rt_sigtimedwait.  A signal for another process
+ * (a forked child, a process group) is the host's to send: pids are the
+ * host's, and the program's process is the monitor's (sys_process.c).
  */
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "linux_internal.h"
 
@@ -22,8 +25,6 @@ UA_CALL(sys_rt_sigpending, UA_NR_rt_sigpending)
 UA_CALL(sys_rt_sigsuspend, UA_NR_rt_sigsuspend)
 UA_CALL(sys_pause, UA_NR_pause)
 UA_CALL(sys_sigaltstack, UA_NR_sigaltstack)
-UA_CALL(sys_kill, UA_NR_kill)
-UA_CALL(sys_tgkill, UA_NR_tgkill)
 UA_CALL(sys_rt_sigqueueinfo, UA_NR_rt_sigqueueinfo)
 
 static long sys_rt_sigreturn(struct ua_task *t, struct ua_pt_regs *r)
@@ -31,13 +32,46 @@ static long sys_rt_sigreturn(struct ua_task *t, struct ua_pt_regs *r)
 	return ua__sys_rt_sigreturn(t, r);
 }
 
-/* tkill(tid, sig): tgkill within the one process there is. */
+/* A signal for another process, or for the host's -1 and groups. */
+static long host_kill(long nr, long a1, long a2, long a3)
+{
+	long ret = syscall(nr, a1, a2, a3);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/*
+ * kill(0, sig) stays the program's own, as before: the engine has no
+ * process group.  Groups (pid < -1) and -1 are the host's, which sends
+ * the monitor its own share as a host signal.
+ */
+static long sys_kill(struct ua_task *t, struct ua_pt_regs *r)
+{
+	pid_t pid = (pid_t)ARG1(r);
+
+	if (pid == 0 || pid == ua__monitor_pid())
+		return ua__lx_call_ua(t, r, UA_NR_kill);
+	return host_kill(SYS_kill, pid, (int)ARG2(r), 0);
+}
+
+static long sys_tgkill(struct ua_task *t, struct ua_pt_regs *r)
+{
+	pid_t tgid = (pid_t)ARG1(r);
+
+	if (tgid <= 0 || tgid == ua__monitor_pid())
+		return ua__lx_call_ua(t, r, UA_NR_tgkill);
+	return host_kill(SYS_tgkill, tgid, (pid_t)ARG2(r), (int)ARG3(r));
+}
+
+/* tkill(tid, sig): the one thread of this process, or another's. */
 static long sys_tkill(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct ua_pt_regs tmp = *r;
 
 	if ((pid_t)ARG1(r) <= 0)
 		return -EINVAL;
+	if ((pid_t)ARG1(r) != ua__monitor_pid())
+		return host_kill(SYS_tkill, (pid_t)ARG1(r), (int)ARG2(r), 0);
 	tmp.rdi = (uint64_t)ua__monitor_pid();
 	tmp.rsi = ARG1(r);
 	tmp.rdx = ARG2(r);

@@ -37,6 +37,7 @@ void ua__sig_exec_save(struct ua_task *t, struct ua_sig_image *img)
 int ua__sig_exec_load(struct ua_task *t, const struct ua_sig_image *img)
 {
 	struct ua_sigstate *s = sigstate(t);
+	unsigned int chld;
 
 	if (img->qlen < 0 || img->qlen > UA_SIGQUEUE_MAX)
 		return -EINVAL;
@@ -50,6 +51,12 @@ int ua__sig_exec_load(struct ua_task *t, const struct ua_sig_image *img)
 		if ((img->ignored & SIGBIT(sig)) && !(UNBLOCKABLE & SIGBIT(sig)))
 			s->action[sig].handler = (uint64_t)(uintptr_t)SIG_IGN;
 	}
+	/*
+	 * An ignored SIGCHLD keeps the children reaped by the host; the
+	 * flags of a caught one are gone with its handler.
+	 */
+	chld = img->ignored & SIGBIT(SIGCHLD) ? UA_CHLD_IGNORE : 0;
+	ua__host_sig_chld(t, chld);
 	memcpy(s->std_info, img->std_info, sizeof(s->std_info));
 	memcpy(s->queue, img->queue, (size_t)img->qlen * sizeof(s->queue[0]));
 	s->qlen = img->qlen;

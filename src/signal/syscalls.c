@@ -16,6 +16,23 @@ static bool valid_sig(long sig)
 	return sig >= 1 && sig <= UA_NSIG;
 }
 
+/*
+ * What the host must know of the guest's SIGCHLD action: the children
+ * are the host's, so it reaps them and holds back stop notices for the
+ * guest (src/task/hostsig.c).  A handler reset by SA_RESETHAND keeps
+ * the flags (kernel/signal.c, get_signal()), so only rt_sigaction
+ * changes what the host does.
+ */
+static void chld_changed(struct ua_task *t, const struct ua_ksigaction *ka)
+{
+	unsigned int mode = ka->flags & (SA_NOCLDSTOP | SA_NOCLDWAIT);
+
+	if (ka->handler == (uint64_t)(uintptr_t)SIG_IGN)
+		mode |= UA_CHLD_IGNORE;
+	if (mode != t->host_chld)
+		ua__host_sig_chld(t, mode);
+}
+
 static long sys_rt_sigaction(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct ua_sigstate *s = sigstate(t);
@@ -38,6 +55,8 @@ static long sys_rt_sigaction(struct ua_task *t, struct ua_pt_regs *r)
 		/* A disposition that ignores drops what is pending. */
 		if (ua__sig_ignored(s, sig))
 			ua__sig_flush(t, sig);
+		if (sig == SIGCHLD)
+			chld_changed(t, &new);
 	}
 	if (uoact && ua_copy_to_user(uoact, &old, sizeof(old)))
 		return -EFAULT;

@@ -31,6 +31,8 @@ static void child_reset(struct ua_task *t, pid_t parent)
 	ua__irq_after_fork();
 	__atomic_store_n(&t->host_tid, gettid(), __ATOMIC_RELEASE);
 	t->kick_sent = 0;
+	/* copy_process() clears it: a parent-death signal is not inherited. */
+	t->pdeath_sig = 0;
 	err = ua__trap_after_fork(t, parent);
 	if (!err)
 		err = ua__host_sig_after_fork(t);

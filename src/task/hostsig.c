@@ -97,23 +97,13 @@ static void record(int sig, const siginfo_t *info)
 	atomic_fetch_or(&ua__hs_pending, HS_BIT(sig));
 }
 
-/* From ua__irq_handler() (irq.c) for every signal but the interrupt. */
-void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc)
+/* Record sig for the target and interrupt it; last, as it may not return. */
+static void forward(int sig, const siginfo_t *info, ucontext_t *uc)
 {
 	uint64_t one = 1;
 	struct ua_task *t;
 	bool here;
 
-	/*
-	 * The monitor's own write to a pipe nobody reads (pipe_write() sends
-	 * SIGPIPE as SI_USER from the writer): the linux layer has given the
-	 * guest its SIGPIPE with the EPIPE.
-	 */
-	if (sig == SIGPIPE && info->si_code == SI_USER &&
-	    info->si_pid == hs_pid)
-		return;
-	if (sig < 1 || sig > HS_NSIG || !(forwarded & HS_BIT(sig)))
-		return;
 	atomic_fetch_add(&inflight, 1);
 	record(sig, info);
 	if (hs_efd >= 0 && write(hs_efd, &one, sizeof(one)) < 0) {
@@ -127,6 +117,37 @@ void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc)
 	/* Last: in guest code this resumes in the monitor, never returning. */
 	if (here)
 		ua__irq_interrupt(uc);
+}
+
+/* From ua__irq_handler() (irq.c) for every signal but the interrupt. */
+void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc)
+{
+	/*
+	 * The monitor's own write to a pipe nobody reads (pipe_write() sends
+	 * SIGPIPE as SI_USER from the writer): the linux layer has given the
+	 * guest its SIGPIPE with the EPIPE.
+	 */
+	if (sig == SIGPIPE && info->si_code == SI_USER &&
+	    info->si_pid == hs_pid)
+		return;
+	if (sig < 1 || sig > HS_NSIG || !(forwarded & HS_BIT(sig)))
+		return;
+	forward(sig, info, uc);
+}
+
+/*
+ * A signal the host sent the process under another number (the guest's
+ * parent-death signal, which the host sends as the interrupt signal:
+ * ppid.c).  Any signal but 0, the kept ones included: the guest chose it.
+ */
+void ua__host_signal_as(int sig, const siginfo_t *info, ucontext_t *uc)
+{
+	siginfo_t i = *info;
+
+	if (sig < 1 || sig > HS_NSIG || !atomic_load(&ua__hs_target))
+		return;
+	i.si_signo = sig;
+	forward(sig, &i, uc);
 }
 
 /*
@@ -206,27 +227,56 @@ static void restore(void)
 	forwarded = 0;
 }
 
-static int install(void)
+/* The forwarding handler, with every forwarded signal blocked while it runs. */
+static void fwd_action(struct sigaction *sa)
 {
-	struct sigaction sa;
 	int irq = ua_interrupt_signal();
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = ua__irq_entry;
+	memset(sa, 0, sizeof(*sa));
+	sa->sa_sigaction = ua__irq_entry;
 	/* No SA_RESTART: a host call made for the guest must see EINTR. */
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
+	sa->sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa->sa_mask);
 	for (int sig = 1; sig <= SIGRTMAX && sig <= HS_NSIG; sig++)
 		if (!kept(sig))
-			sigaddset(&sa.sa_mask, sig);
+			sigaddset(&sa->sa_mask, sig);
 	if (irq)
-		sigaddset(&sa.sa_mask, irq);
+		sigaddset(&sa->sa_mask, irq);
+}
+
+/*
+ * SIGCHLD the way the guest's action asks the kernel for it: the
+ * children of a process that ignores SIGCHLD, or has SA_NOCLDWAIT, are
+ * reaped as they end and its wait4() waits for the last one and fails
+ * with ECHILD (kernel/signal.c, do_notify_parent(); kernel/exit.c,
+ * do_wait()), and SA_NOCLDSTOP sends nothing for a child that stops or
+ * continues (do_notify_parent_cldstop()).  The guest's children are the
+ * monitor's, so the host applies these rules itself once the monitor's
+ * own disposition says the same.
+ */
+static void chld_action(struct sigaction *sa, unsigned int mode)
+{
+	fwd_action(sa);
+	if (mode & UA_CHLD_IGNORE) {
+		sa->sa_handler = SIG_IGN;
+		sa->sa_flags = 0;
+		return;
+	}
+	sa->sa_flags |= mode & (SA_NOCLDSTOP | SA_NOCLDWAIT);
+}
+
+static int install(struct ua_task *t)
+{
+	struct sigaction sa, chld;
+
+	fwd_action(&sa);
+	chld_action(&chld, t->host_chld);
 	for (int sig = 1; sig <= SIGRTMAX && sig <= HS_NSIG; sig++) {
 		if (kept(sig))
 			continue;
 		/* Before the handler can run: it checks the set. */
 		forwarded |= HS_BIT(sig);
-		if (sigaction(sig, &sa, &saved[sig])) {
+		if (sigaction(sig, sig == SIGCHLD ? &chld : &sa, &saved[sig])) {
 			int err = -errno;
 
 			forwarded &= ~HS_BIT(sig);
@@ -235,6 +285,24 @@ static int install(void)
 		}
 	}
 	return 0;
+}
+
+/*
+ * From the signal layer's rt_sigaction, in ordinary context on the
+ * task's thread.  Only the task standing for the process has the host's
+ * SIGCHLD; another keeps the mode for when it does.
+ */
+void ua__host_sig_chld(struct ua_task *t, unsigned int mode)
+{
+	struct sigaction sa;
+
+	pthread_mutex_lock(&setup_lock);
+	t->host_chld = mode;
+	if (atomic_load(&ua__hs_target) == t && (forwarded & HS_BIT(SIGCHLD))) {
+		chld_action(&sa, mode);
+		sigaction(SIGCHLD, &sa, NULL);
+	}
+	pthread_mutex_unlock(&setup_lock);
 }
 
 int ua_task_forward_host_signals(struct ua_task *t)
@@ -271,7 +339,7 @@ int ua_task_forward_host_signals(struct ua_task *t)
 		goto out;
 	hs_pid = getpid();
 	atomic_store(&ua__hs_target, t);
-	err = install();
+	err = install(t);
 	if (err)
 		atomic_store(&ua__hs_target, NULL);
 out:

@@ -153,7 +153,7 @@ ua__irq_handler(int sig, siginfo_t *info, void *uc)
 		irq_body(uc);
 	/* The parent-death signal (ppid.c), or a kill(): ask the host. */
 	else if (info->si_code == SI_USER)
-		ua__ppid_changed();
+		ua__ppid_changed(info, uc);
 	errno = saved;
 }
 

@@ -14,7 +14,14 @@
  * runs there (ua__ppid_arm/disarm from trap_sud.c).  A thread whose
  * parent-death signal is already set (by the application) is left alone
  * and does not cache.  Without an interrupt signal there is no cache.
+ *
+ * The guest's own parent-death signal (prctl PR_SET_PDEATHSIG) rides on
+ * the same host setting: where it is armed here, the handler that drops
+ * the cache also hands the guest the signal it chose (pdeath_notify()),
+ * and the guest's value is only remembered; elsewhere the host's setting
+ * is the guest's signal itself, which then arrives as any host signal.
  */
+#include <errno.h>
 #include <stdatomic.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -53,11 +60,36 @@ void ua__ppid_disarm(void)
 		atomic_store(&cache, 0);
 }
 
-/* Async-signal-safe: two stores. */
-void ua__ppid_changed(void)
+/*
+ * The guest's parent-death signal, to the task standing for the process,
+ * once its parent process is gone.  A monitor that was the parent has
+ * threads of its own: the thread that forked us ending first reparents
+ * us to another of them and signals (forget_original_parent() tries a
+ * live thread of the same process first), and the last one signals
+ * again as it hands us to a reaper.  The guest's parent had one thread,
+ * so only that last signal is the guest's: the one after which our
+ * parent is no longer the process that sent it.
+ */
+static void pdeath_notify(const siginfo_t *info, ucontext_t *uc)
+{
+	struct ua_task *t = atomic_load(&ua__hs_target);
+	int sig = t ? __atomic_load_n(&t->pdeath_sig, __ATOMIC_ACQUIRE) : 0;
+
+	if (!sig || getppid() == info->si_pid)
+		return;
+	ua__host_signal_as(sig, info, uc);
+}
+
+/*
+ * From the interrupt signal's handler: the parent went, and info is the
+ * host's SI_USER from it.  The guest's own parent-death signal is
+ * forwarded last: in guest code that does not return.
+ */
+void ua__ppid_changed(const siginfo_t *info, ucontext_t *uc)
 {
 	atomic_store(&changed, true);
 	atomic_store(&cache, 0);
+	pdeath_notify(info, uc);
 }
 
 UA_FAST pid_t ua__fast_ppid(void)
@@ -75,19 +107,35 @@ pid_t ua__ppid(void)
 /*
  * In a forked monitor (fork.c) whose task was armed: fork cleared the
  * parent-death signal, and the parent is now the monitor that forked.
+ * Whether the thread is armed again.
  */
-void ua__ppid_after_fork(pid_t parent)
+bool ua__ppid_after_fork(pid_t parent)
 {
 	int sig = ua_interrupt_signal();
 
 	if (!sig || prctl(PR_SET_PDEATHSIG, sig)) {
 		atomic_store(&changed, true);
 		atomic_store(&cache, 0);
-		return;
+		return false;
 	}
 	atomic_store(&armed, 1);
 	atomic_store(&cache, parent);
 	/* Gone before the signal was armed: never reported, so ask. */
 	if (getppid() != parent || atomic_load(&changed))
 		atomic_store(&cache, 0);
+	return true;
+}
+
+/*
+ * prctl(PR_SET_PDEATHSIG) for t, which runs on this thread.  The kernel
+ * sends the signal to the whole process when the thread that forked it
+ * exits (kernel/exit.c, forget_original_parent(), SEND_SIG_NOINFO: SI_USER
+ * from the parent), so the task standing for the process receives it.
+ */
+int ua__pdeath_set(struct ua_task *t, int sig)
+{
+	if (!t->ppid_armed && prctl(PR_SET_PDEATHSIG, sig))
+		return -errno;
+	__atomic_store_n(&t->pdeath_sig, sig, __ATOMIC_RELEASE);
+	return 0;
 }

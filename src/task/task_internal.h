@@ -142,7 +142,18 @@ struct ua_task {
 	bool tsc_off;
 	/* The patch trap's code ranges and trampolines (trap_patch.c). */
 	struct ua__patch *patch;
+	/*
+	 * The guest's SIGCHLD action as the host applies it while the task
+	 * stands for the process (hostsig.c): SA_NOCLDSTOP, SA_NOCLDWAIT
+	 * and UA_CHLD_IGNORE.
+	 */
+	unsigned int host_chld;
+	/* The guest's parent-death signal (PR_SET_PDEATHSIG), 0: none. */
+	int pdeath_sig;
 };
+
+/* host_chld: the guest ignores SIGCHLD (its children are reaped). */
+#define UA_CHLD_IGNORE 0x100u
 
 /*
  * The Linux syscall table trapped syscalls go to (src/linux/table.c): the
@@ -159,7 +170,7 @@ UA_HIDDEN int ua__trap_after_fork(struct ua_task *t, pid_t parent);
 /* fork.c: a guest's fork; in the child only t goes on.  pid, 0, -errno. */
 UA_HIDDEN pid_t ua__task_fork(struct ua_task *t);
 UA_HIDDEN void ua__irq_after_fork(void);
-UA_HIDDEN void ua__ppid_after_fork(pid_t parent);
+UA_HIDDEN bool ua__ppid_after_fork(pid_t parent);
 UA_HIDDEN int ua__host_sig_after_fork(struct ua_task *t);
 UA_HIDDEN void ua__trap_init(void);
 UA_HIDDEN void ua__trap_free(struct ua_task *t);
@@ -435,9 +446,11 @@ UA_HIDDEN void ua__redirect_to_monitor(struct ua_task *t, ucontext_t *uc,
 /* ppid.c: the parent's pid, cached while a parent-death signal is set */
 UA_HIDDEN bool ua__ppid_arm(void);
 UA_HIDDEN void ua__ppid_disarm(void);
-UA_HIDDEN void ua__ppid_changed(void);
+UA_HIDDEN void ua__ppid_changed(const siginfo_t *info, ucontext_t *uc);
 UA_HIDDEN pid_t ua__ppid(void);
 UA_HIDDEN pid_t ua__fast_ppid(void); /* 0: not cached */
+/* The guest's PR_SET_PDEATHSIG: 0 or -errno. */
+UA_HIDDEN int ua__pdeath_set(struct ua_task *t, int sig);
 
 /*
  * A call through a rewritten site (ua__rewrite_entry saved what the
@@ -500,6 +513,11 @@ UA_HIDDEN void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc);
 UA_HIDDEN void ua__host_sig_drain(void);
 UA_HIDDEN void ua__host_sig_forget(struct ua_task *t);
 UA_HIDDEN void ua__host_stop(struct ua_task *t, int sig);
+/* The guest's SIGCHLD action changed: t->host_chld's bits, to the host. */
+UA_HIDDEN void ua__host_sig_chld(struct ua_task *t, unsigned int mode);
+/* From a handler: sig, sent to the process as info, for the target. */
+UA_HIDDEN void ua__host_signal_as(int sig, const siginfo_t *info,
+				  ucontext_t *uc);
 
 /* Host signals stand for t's own (the kernel's signals to the process). */
 static inline UA_FAST bool ua__host_sig_target(const struct ua_task *t)

@@ -438,7 +438,7 @@ int ua__trap_after_fork(struct ua_task *t, pid_t parent)
 		  &t->tb.sel))
 		return -errno;
 	if (t->ppid_armed)
-		ua__ppid_after_fork(parent);
+		t->ppid_armed = ua__ppid_after_fork(parent);
 	return 0;
 }
 

@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * Processes: fork, vfork, wait4/waitpid/waitid and SIGCHLD, as a program
+ * Processes: fork, vfork, wait4/waitpid/waitid and SIGCHLD, the reaping
+ * rules of an ignored SIGCHLD, SA_NOCLDWAIT and SA_NOCLDSTOP, the
+ * parent-death signal, and a terminal's foreground group, as a program
  * sees them.  Everything printed is the same natively and under uarun
  * (pids are printed only as relations).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t chld;
@@ -148,6 +155,359 @@ static void test_many(void)
 	printf("50 children, wrong statuses: %d\n", bad);
 }
 
+/* The SIGCHLD of the reaping tests: which si_codes came, and the last. */
+static volatile sig_atomic_t seen_codes, seen_status;
+
+static void on_chld_codes(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	if (si->si_code >= CLD_EXITED && si->si_code <= CLD_CONTINUED)
+		seen_codes |= 1 << si->si_code;
+	seen_status = si->si_status;
+}
+
+static void block_chld(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/* A call's result, with its errno when it failed (the kernel's numbers). */
+static void say(const char *what, long ret)
+{
+	if (ret < 0)
+		printf("%s: -1 errno %d\n", what, errno);
+	else
+		printf("%s: %ld\n", what, ret);
+}
+
+/*
+ * Neither a zombie nor a child any more: gone from /proc as well.  A
+ * child reaped on its own is released just after its parent's wait may
+ * already see no child (kernel/exit.c: exit_notify() marks it EXIT_DEAD,
+ * which do_wait() skips, before release_task()), so give it 2 s; a
+ * zombie would stay.
+ */
+static int gone(pid_t pid)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 200; i++) {
+		if (access(path, F_OK) && errno == ENOENT)
+			return 1;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/*
+ * SIGCHLD ignored: the child is reaped as it ends, and a wait for it
+ * waits for it to end, then fails with ECHILD (kernel/exit.c).
+ */
+static void test_ignored(void)
+{
+	struct sigaction sa, old;
+	siginfo_t si;
+	int p[2], st;
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(p))
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGCHLD, &sa, &old);
+	pid = fork();
+	if (!pid) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(9);
+		_exit(4);
+	}
+	close(p[0]);
+	if (write(p[1], &c, 1) != 1)
+		return;
+	close(p[1]);
+	say("SIG_IGN: waitpid", waitpid(pid, NULL, 0));
+	printf("SIG_IGN: gone %d\n", gone(pid));
+	pid = fork();
+	if (!pid)
+		_exit(5);
+	say("SIG_IGN: wait", wait(NULL));
+	printf("SIG_IGN: gone %d\n", gone(pid));
+	memset(&si, 0, sizeof(si));
+	say("SIG_IGN: waitid WNOHANG",
+	    waitid(P_ALL, 0, &si, WEXITED | WNOHANG));
+	sigaction(SIGCHLD, &old, NULL);
+}
+
+/* After execve: an ignored SIGCHLD stays ignored, children still reaped. */
+static int exec_ignored_side(void)
+{
+	struct sigaction sa;
+	pid_t pid;
+
+	sigaction(SIGCHLD, NULL, &sa);
+	printf("after execve: SIGCHLD ignored %d\n", sa.sa_handler == SIG_IGN);
+	pid = fork();
+	if (!pid)
+		_exit(7);
+	say("after execve: wait", wait(NULL));
+	printf("after execve: gone %d\n", gone(pid));
+	return 0;
+}
+
+static void test_exec_ignored(void)
+{
+	char *av[] = { "prog_fork", "exec-ignored", NULL };
+	char *ev[] = { NULL };
+	pid_t pid;
+	int st;
+
+	pid = fork();
+	if (!pid) {
+		signal(SIGCHLD, SIG_IGN);
+		execve("/proc/self/exe", av, ev);
+		_exit(99);
+	}
+	waitpid(pid, &st, 0);
+	printf("the execed child: exited %d, status %d\n", WIFEXITED(st),
+	       WEXITSTATUS(st));
+}
+
+/* SA_NOCLDWAIT with a handler: reaped, and the handler still runs. */
+static void test_nocldwait(void)
+{
+	struct sigaction sa, old;
+	sigset_t mask, wait_mask;
+	pid_t pid;
+
+	block_chld(&mask);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_chld_codes;
+	sa.sa_flags = SA_SIGINFO | SA_NOCLDWAIT;
+	sigaction(SIGCHLD, &sa, &old);
+	seen_codes = 0;
+	pid = fork();
+	if (!pid)
+		_exit(6);
+	say("SA_NOCLDWAIT: waitpid", waitpid(pid, NULL, 0));
+	printf("SA_NOCLDWAIT: gone %d\n", gone(pid));
+	wait_mask = mask;
+	sigdelset(&wait_mask, SIGCHLD);
+	sigsuspend(&wait_mask);
+	printf("SA_NOCLDWAIT: handler saw CLD_EXITED %d, status %d\n",
+	       seen_codes == 1 << CLD_EXITED, seen_status);
+	sigaction(SIGCHLD, &old, NULL);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+}
+
+/*
+ * SA_NOCLDSTOP: a child stopped and continued sends nothing; its death
+ * does.  SIGCHLD stays blocked throughout, so the one pending is the
+ * first sent (a standard signal does not queue twice): a stop notice
+ * would show as CLD_STOPPED.
+ */
+static void test_nocldstop(void)
+{
+	struct sigaction sa, old;
+	sigset_t mask, wait_mask;
+	pid_t pid;
+	int st;
+
+	block_chld(&mask);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_chld_codes;
+	sa.sa_flags = SA_SIGINFO | SA_NOCLDSTOP | SA_RESTART;
+	sigaction(SIGCHLD, &sa, &old);
+	seen_codes = 0;
+	pid = fork();
+	if (!pid) {
+		for (;;)
+			pause();
+	}
+	kill(pid, SIGSTOP);
+	waitpid(pid, &st, WUNTRACED);
+	printf("SA_NOCLDSTOP: stopped %d by %d\n", WIFSTOPPED(st),
+	       WSTOPSIG(st));
+	kill(pid, SIGCONT);
+	waitpid(pid, &st, WCONTINUED);
+	printf("SA_NOCLDSTOP: continued %d\n", WIFCONTINUED(st));
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	printf("SA_NOCLDSTOP: killed by %d\n", WTERMSIG(st));
+	wait_mask = mask;
+	sigdelset(&wait_mask, SIGCHLD);
+	sigsuspend(&wait_mask);
+	printf("SA_NOCLDSTOP: handler saw CLD_KILLED %d, CLD_STOPPED %d, "
+	       "CLD_CONTINUED %d\n",
+	       !!(seen_codes & 1 << CLD_KILLED),
+	       !!(seen_codes & 1 << CLD_STOPPED),
+	       !!(seen_codes & 1 << CLD_CONTINUED));
+	sigaction(SIGCHLD, &old, NULL);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+}
+
+/* PR_SET_PDEATHSIG and PR_GET_PDEATHSIG; fork does not pass it on. */
+static void test_pdeath_value(void)
+{
+	int sig = -1, st;
+	pid_t pid;
+
+	say("PR_SET_PDEATHSIG SIGUSR2", prctl(PR_SET_PDEATHSIG, SIGUSR2));
+	prctl(PR_GET_PDEATHSIG, &sig);
+	printf("PR_GET_PDEATHSIG: SIGUSR2 %d\n", sig == SIGUSR2);
+	pid = fork();
+	if (!pid) {
+		sig = -1;
+		prctl(PR_GET_PDEATHSIG, &sig);
+		_exit(sig == 0 ? 0 : 1);
+	}
+	waitpid(pid, &st, 0);
+	printf("a forked child's: 0 %d\n", WEXITSTATUS(st) == 0);
+	say("PR_SET_PDEATHSIG 65", prctl(PR_SET_PDEATHSIG, 65));
+	prctl(PR_SET_PDEATHSIG, 0);
+	sig = -1;
+	prctl(PR_GET_PDEATHSIG, &sig);
+	printf("PR_GET_PDEATHSIG after 0: %d\n", sig);
+	say("PR_GET_PDEATHSIG to a bad pointer",
+	    prctl(PR_GET_PDEATHSIG, (int *)8));
+}
+
+/* The grandchild's side: SIGUSR1 when its parent, the middle child, ends. */
+static void pdeath_grandchild(int out, int ready)
+{
+	struct timespec ts = { 20, 0 };
+	pid_t parent = getppid();
+	sigset_t set;
+	siginfo_t si;
+	char buf[160];
+	int sig = -1, got, n;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGUSR1);
+	prctl(PR_GET_PDEATHSIG, &sig);
+	if (write(ready, "r", 1) != 1)
+		_exit(1);
+	memset(&si, 0, sizeof(si));
+	got = sigtimedwait(&set, &si, &ts);
+	n = snprintf(buf, sizeof(buf),
+		     "grandchild: PR_GET_PDEATHSIG SIGUSR1 "
+		     "%d, got SIGUSR1 %d, SI_USER %d, from the parent %d, "
+		     "reparented %d\n",
+		     sig == SIGUSR1, got == SIGUSR1, si.si_code == SI_USER,
+		     si.si_pid == parent, getppid() != parent);
+	if (write(out, buf, (size_t)n) != n)
+		_exit(1);
+	_exit(0);
+}
+
+static void test_pdeath(void)
+{
+	int out[2], ready[2], st;
+	char buf[256], c;
+	pid_t mid;
+	ssize_t n;
+
+	if (pipe(out) || pipe(ready))
+		return;
+	mid = fork();
+	if (!mid) {
+		close(out[0]);
+		if (!fork())
+			pdeath_grandchild(out[1], ready[1]);
+		close(out[1]);
+		close(ready[1]);
+		/* The grandchild is armed: its parent goes. */
+		_exit(read(ready[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(out[1]);
+	close(ready[1]);
+	close(ready[0]);
+	waitpid(mid, &st, 0);
+	printf("middle child: exited %d\n", WEXITSTATUS(st));
+	while ((n = read(out[0], buf, sizeof(buf))) > 0)
+		fwrite(buf, 1, (size_t)n, stdout);
+	close(out[0]);
+}
+
+/*
+ * In a new session whose controlling terminal is the pty's slave: the
+ * foreground group moves to another group of the session, and comes back
+ * from the background with SIGTTOU blocked, then ignored (a background
+ * tcsetpgrp() that neither blocks nor ignores SIGTTOU is stopped by it:
+ * drivers/tty/tty_jobctrl.c, __tty_check_change()).
+ */
+static void tty_session(const char *name)
+{
+	int s, go[2], st;
+	sigset_t set, old;
+	char c = 0;
+	pid_t g;
+
+	if (setsid() < 0 || pipe(go))
+		_exit(10);
+	s = open(name, O_RDWR | O_NOCTTY);
+	if (s < 0)
+		_exit(11);
+	say("TIOCSCTTY", ioctl(s, TIOCSCTTY, 0));
+	printf("tcgetsid is the session %d, tcgetpgrp is ours %d\n",
+	       tcgetsid(s) == getsid(0), tcgetpgrp(s) == getpgrp());
+	g = fork();
+	if (!g) {
+		setpgid(0, 0);
+		_exit(read(go[0], &c, 1) == 1 ? 0 : 1);
+	}
+	setpgid(g, g);
+	say("tcsetpgrp to the other group", tcsetpgrp(s, g));
+	printf("tcgetpgrp is it %d\n", tcgetpgrp(s) == g);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	say("back with SIGTTOU blocked", tcsetpgrp(s, getpgrp()));
+	printf("tcgetpgrp is ours %d\n", tcgetpgrp(s) == getpgrp());
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	say("to the other group again", tcsetpgrp(s, g));
+	signal(SIGTTOU, SIG_IGN);
+	say("back with SIGTTOU ignored", tcsetpgrp(s, getpgrp()));
+	printf("tcgetpgrp is ours %d\n", tcgetpgrp(s) == getpgrp());
+	say("tcsetpgrp -1", tcsetpgrp(s, -1));
+	say("tcsetpgrp to a group of another session", tcsetpgrp(s, getppid()));
+	say("tcgetpgrp of a pipe", tcgetpgrp(go[0]));
+	if (write(go[1], &c, 1) != 1)
+		_exit(12);
+	waitpid(g, &st, 0);
+	_exit(WEXITSTATUS(st));
+}
+
+/* tcsetpgrp() and tcgetpgrp() on a pseudo-terminal of our own. */
+static void test_tty(void)
+{
+	int m = posix_openpt(O_RDWR | O_NOCTTY), st;
+	char *name;
+	pid_t pid;
+
+	if (m < 0 || grantpt(m) || unlockpt(m) || !(name = ptsname(m))) {
+		printf("no pseudo-terminal here\n");
+		return;
+	}
+	pid = fork();
+	if (!pid)
+		tty_session(name);
+	waitpid(pid, &st, 0);
+	printf("the session's leader: exited %d, status %d\n", WIFEXITED(st),
+	       WEXITSTATUS(st));
+	close(m);
+}
+
 static void test_vfork(void)
 {
 	pid_t pid = vfork();
@@ -159,11 +519,13 @@ static void test_vfork(void)
 	printf("vfork: reaped %d, status %d\n", pid, WEXITSTATUS(st));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	struct sigaction sa;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "exec-ignored"))
+		return exec_ignored_side();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_chld;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
@@ -173,6 +535,13 @@ int main(void)
 	test_nohang();
 	test_offset();
 	test_many();
+	test_ignored();
+	test_exec_ignored();
+	test_nocldwait();
+	test_nocldstop();
+	test_pdeath_value();
+	test_pdeath();
+	test_tty();
 	test_vfork();
 	printf("SIGCHLD seen: %d, last CLD_EXITED %d, status %d\n", chld > 0,
 	       chld_code == CLD_EXITED, chld_status);
