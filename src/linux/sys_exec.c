@@ -563,6 +563,7 @@ static int write_state(struct ua_task *t, struct bprm *b, int *out)
 	put(&w, sig, sizeof(*sig));
 	put(&w, p->rlim, sizeof(p->rlim));
 	put(&w, &it, sizeof(it));
+	put_u32(&w, (uint32_t)t->pdeath_sig);
 	free(sig);
 	fd = w.err ? -1 : memfd_create("uaccess-exec", 0);
 	if (fd < 0) {
@@ -732,6 +733,7 @@ struct ua_exec_state {
 	struct ua_sig_image sig;
 	struct lx_rlimit rlim[LX_RLIM_NLIMITS];
 	struct itimerval itimer;
+	int pdeath_sig;
 	char *buf;
 };
 
@@ -849,6 +851,9 @@ static int parse_state(struct ua_exec_state *st, size_t len)
 		memcpy(st->rlim, p, sizeof(st->rlim));
 	if ((p = get(&r, sizeof(st->itimer))))
 		memcpy(&st->itimer, p, sizeof(st->itimer));
+	st->pdeath_sig = (int)get_u32(&r);
+	if (st->pdeath_sig < 0 || st->pdeath_sig > 64)
+		return -EINVAL;
 	if (r.err || r.p != r.end || !st->argv[0] || st->exe_fd < 0)
 		return -EINVAL;
 	snprintf(st->path, sizeof(st->path), "/proc/self/fd/%d", st->exe_fd);
@@ -936,6 +941,8 @@ struct ua_task *ua_task_exec_state(struct ua_space *sp,
 	if (!err)
 		err = ua__sig_exec_load(t, &st->sig);
 	if (!err) {
+		/* Kept by exec; set on the host when the task runs. */
+		t->pdeath_sig = st->pdeath_sig;
 		memcpy(p->rlim, st->rlim, sizeof(p->rlim));
 		if (st->itimer.it_value.tv_sec || st->itimer.it_value.tv_usec)
 			err = (int)ua__lx_setitimer(t, &st->itimer, NULL);

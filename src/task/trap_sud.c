@@ -416,6 +416,9 @@ int ua__trap_run_begin(struct ua_task *t)
 	}
 	if (t->trap)
 		t->ppid_armed = ua__ppid_arm();
+	/* A parent-death signal the guest set in an image before an exec. */
+	if (!t->ppid_armed && t->pdeath_sig)
+		prctl(PR_SET_PDEATHSIG, t->pdeath_sig);
 	return 0;
 fail:
 	gs_write(t->saved_gs);

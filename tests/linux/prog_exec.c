@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -129,6 +130,9 @@ static int after(int argc, char **argv)
 	       sigismember(&set, SIGHUP), sigismember(&set, SIGUSR1));
 	n = alarm(0);
 	printf("alarm kept: %d\n", n > 90 && n <= 100);
+	int pd = -1;
+	prctl(PR_GET_PDEATHSIG, &pd);
+	printf("parent-death signal: %d\n", pd);
 	stack_t ss;
 	sigaltstack(NULL, &ss);
 	printf("altstack: flags %d size %zu\n", ss.ss_flags, ss.ss_size);
@@ -172,6 +176,7 @@ static void keep(void)
 		sigprocmask(SIG_BLOCK, &set, NULL);
 		raise(SIGHUP);
 		alarm(100);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		execve("/proc/self/exe", av, ev);
 		_exit(99);
 	}
