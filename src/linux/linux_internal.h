@@ -151,6 +151,7 @@ UA_HIDDEN long ua__lx_call_ua(struct ua_task *t, struct ua_pt_regs *r,
 UA_HIDDEN void ua__lx_files_init(struct lx_proc *p);
 UA_HIDDEN void ua__lx_files_close(struct lx_proc *p);
 UA_HIDDEN struct lx_file *ua__lx_file(struct ua_task *t, long fd);
+UA_HIDDEN long ua__lx_close_fd(struct ua_task *t, int fd);
 UA_HIDDEN long ua__lx_fstat(struct ua_task *t, struct ua_pt_regs *r);
 UA_HIDDEN int ua__lx_host_fd_get(struct ua_task *t, long fd);
 UA_HIDDEN void ua__lx_host_fd_put(struct ua_task *t, long fd, int host);
@@ -195,6 +196,7 @@ UA_HIDDEN void ua__lx_time_init(void);
 UA_HIDDEN void ua__lx_futex_init(void);
 UA_HIDDEN void ua__lx_exec_init(void);
 UA_HIDDEN void ua__lx_xattr_init(void);
+UA_HIDDEN void ua__lx_socket_init(void);
 
 #define LX_REGISTER(calls) ua__lx_register((calls), sizeof(calls) / sizeof((calls)[0]))
 

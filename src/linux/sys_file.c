@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -266,14 +265,19 @@ static long sys_writev(struct ua_task *t, struct ua_pt_regs *r)
 	return rw_vec(t, r, true);
 }
 
-static long sys_close(struct ua_task *t, struct ua_pt_regs *r)
+long ua__lx_close_fd(struct ua_task *t, int fd)
 {
-	struct lx_file *f = ua__lx_file(t, (int)ARG1(r));
+	struct lx_file *f = ua__lx_file(t, fd);
 
 	if (!f)
 		return -EBADF;
 	file_release(f);
 	return 0;
+}
+
+static long sys_close(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return ua__lx_close_fd(t, (int)ARG1(r));
 }
 
 static long sys_lseek(struct ua_task *t, struct ua_pt_regs *r)
@@ -922,51 +926,7 @@ static long sys_close_range(struct ua_task *t, struct ua_pt_regs *r)
 	return 0;
 }
 
-/*
- * getsockname/getpeername of a host socket (net/socket.c): the host's
- * ENOTSOCK for anything else; the address to the guest as
- * move_addr_to_user() gives it, cut to the guest's length, the full
- * length written back.
- */
-static long sock_name(struct ua_task *t, struct ua_pt_regs *r, bool peer)
-{
-	struct sockaddr_storage ss;
-	socklen_t klen = sizeof(ss);
-	int h = ua__lx_host_fd_get(t, (int)ARG1(r)), len, ret;
-
-	if (h < 0)
-		return h;
-	ret = peer ? getpeername(h, (struct sockaddr *)&ss, &klen) :
-		     getsockname(h, (struct sockaddr *)&ss, &klen);
-	if (ret < 0)
-		ret = -errno;
-	ua__lx_host_fd_put(t, (int)ARG1(r), h);
-	if (ret < 0)
-		return ret;
-	if (ua_get_user(len, (int *)ARG3(r)))
-		return -EFAULT;
-	if (len > (int)klen)
-		len = (int)klen;
-	if (len < 0)
-		return -EINVAL;
-	if (len && ua_copy_to_user((void *)ARG2(r), &ss, (size_t)len))
-		return -EFAULT;
-	return ua_put_user((int)klen, (int *)ARG3(r)) ? -EFAULT : 0;
-}
-
-static long sys_getsockname(struct ua_task *t, struct ua_pt_regs *r)
-{
-	return sock_name(t, r, false);
-}
-
-static long sys_getpeername(struct ua_task *t, struct ua_pt_regs *r)
-{
-	return sock_name(t, r, true);
-}
-
 static const struct lx_call calls[] = {
-	{ SYS_getsockname, "getsockname", sys_getsockname, "fpp" },
-	{ SYS_getpeername, "getpeername", sys_getpeername, "fpp" },
 	{ SYS_read, "read", sys_read, "fpu" },
 	{ SYS_write, "write", sys_write, "fwu" },
 	{ SYS_pread64, "pread64", sys_pread64, "fpud" },

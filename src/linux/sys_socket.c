@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sockets (net/socket.c) as host sockets: AF_UNIX, and AF_INET and
+ * AF_INET6 on whatever the host lets the monitor reach.  Addresses come
+ * in as move_addr_to_kernel() takes them and go out as
+ * move_addr_to_user() gives them; data moves through a monitor buffer,
+ * never a guest pointer handed to the host.  Calls that may sleep
+ * (connect, accept, send, receive) are host calls a signal for the guest
+ * interrupts (ua__host_call()).
+ *
+ * Not yet: sendmsg and recvmsg (with SCM_RIGHTS, descriptors to
+ * translate between the guest's table and the host's), sendmmsg,
+ * recvmmsg.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+/* One send or receive moves at most this much (a stream may be short). */
+#define LX_SOCK_CHUNK ((size_t)1 << 20)
+
+/* A new host socket in the guest's table at the lowest free number. */
+static long install(struct ua_task *t, int host, int type)
+{
+	struct lx_file f = {
+		.kind = LX_FD_HOST,
+		.host = host,
+		.flags = O_RDWR | (type & SOCK_NONBLOCK ? O_NONBLOCK : 0),
+		.cloexec = type & SOCK_CLOEXEC,
+	};
+	long fd;
+
+	/* Host descriptors 0-2 are the monitor's own. */
+	if (f.host < 3) {
+		f.host = fcntl(host, F_DUPFD_CLOEXEC, 3);
+		close(host);
+		if (f.host < 0)
+			return -errno;
+	}
+	fd = ua__lx_fd_install(lx_proc(t), 0, f);
+	if (fd < 0)
+		close(f.host);
+	return fd;
+}
+
+/* move_addr_to_kernel(): 0..sizeof(sockaddr_storage) bytes. */
+static long addr_in(struct sockaddr_storage *ss, uint64_t uaddr, long len)
+{
+	if (len < 0 || (size_t)len > sizeof(*ss))
+		return -EINVAL;
+	if (len && ua_copy_from_user(ss, (const void *)uaddr, (size_t)len))
+		return -EFAULT;
+	return 0;
+}
+
+/* move_addr_to_user(): cut to the guest's length, the full one back. */
+static long addr_out(const struct sockaddr_storage *ss, socklen_t klen,
+		     uint64_t uaddr, uint64_t ulen)
+{
+	int len;
+
+	if (!ulen)
+		return 0;
+	if (ua_get_user(len, (int *)ulen))
+		return -EFAULT;
+	if (len > (int)klen)
+		len = (int)klen;
+	if (len < 0)
+		return -EINVAL;
+	if (len && ua_copy_to_user((void *)uaddr, ss, (size_t)len))
+		return -EFAULT;
+	return ua_put_user((int)klen, (int *)ulen) ? -EFAULT : 0;
+}
+
+/* The host side of guest descriptor fd, released with host_put(). */
+#define WITH_HOST(t, fd, h, call)                                  \
+	({                                                         \
+		int h = ua__lx_host_fd_get((t), (fd));             \
+		long __ret = h;                                    \
+		if (h >= 0) {                                      \
+			__ret = (call);                            \
+			ua__lx_host_fd_put((t), (fd), h);          \
+		}                                                  \
+		__ret;                                             \
+	})
+
+static long ret_errno(long r)
+{
+	return r < 0 ? -errno : r;
+}
+
+static long sys_socket(struct ua_task *t, struct ua_pt_regs *r)
+{
+	int type = (int)ARG2(r);
+	int h = socket((int)ARG1(r), type | SOCK_CLOEXEC, (int)ARG3(r));
+
+	if (h < 0)
+		return -errno;
+	return install(t, h, type);
+}
+
+static long sys_socketpair(struct ua_task *t, struct ua_pt_regs *r)
+{
+	int type = (int)ARG2(r), h[2];
+	long fd[2];
+
+	if (socketpair((int)ARG1(r), type | SOCK_CLOEXEC, (int)ARG3(r), h))
+		return -errno;
+	fd[0] = install(t, h[0], type);
+	if (fd[0] < 0) {
+		close(h[1]);
+		return fd[0];
+	}
+	fd[1] = install(t, h[1], type);
+	if (fd[1] < 0) {
+		ua__lx_close_fd(t, (int)fd[0]);
+		return fd[1];
+	}
+	if (ua_put_user((int)fd[0], (int *)ARG4(r)) ||
+	    ua_put_user((int)fd[1], (int *)ARG4(r) + 1)) {
+		ua__lx_close_fd(t, (int)fd[0]);
+		ua__lx_close_fd(t, (int)fd[1]);
+		return -EFAULT;
+	}
+	return 0;
+}
+
+static long sys_bind(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct sockaddr_storage ss;
+	long err = addr_in(&ss, ARG2(r), (long)(int)ARG3(r));
+
+	if (err)
+		return err;
+	return WITH_HOST(t, (int)ARG1(r), h,
+			 ret_errno(bind(h, (struct sockaddr *)&ss,
+					(socklen_t)ARG3(r))));
+}
+
+static long sys_connect(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct sockaddr_storage ss;
+	long err = addr_in(&ss, ARG2(r), (long)(int)ARG3(r));
+
+	if (err)
+		return err;
+	return WITH_HOST(t, (int)ARG1(r), h,
+			 ua__host_call(SYS_connect, h, (long)&ss,
+				       (long)(int)ARG3(r), 0, 0, 0));
+}
+
+static long sys_listen(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return WITH_HOST(t, (int)ARG1(r), h,
+			 ret_errno(listen(h, (int)ARG2(r))));
+}
+
+static long sys_shutdown(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return WITH_HOST(t, (int)ARG1(r), h,
+			 ret_errno(shutdown(h, (int)ARG2(r))));
+}
+
+static long do_accept(struct ua_task *t, struct ua_pt_regs *r, int flags)
+{
+	struct sockaddr_storage ss;
+	socklen_t klen = sizeof(ss);
+	long fd, err;
+	int nh;
+
+	if (flags & ~(SOCK_CLOEXEC | SOCK_NONBLOCK))
+		return -EINVAL;
+	nh = (int)WITH_HOST(t, (int)ARG1(r), h,
+			    ua__host_call(SYS_accept4, h, (long)&ss,
+					  (long)&klen, flags | SOCK_CLOEXEC, 0,
+					  0));
+	if (nh < 0)
+		return nh;
+	fd = install(t, nh, flags);
+	if (fd < 0)
+		return fd;
+	if (ARG2(r)) {
+		err = addr_out(&ss, klen, ARG2(r), ARG3(r));
+		if (err) {
+			ua__lx_close_fd(t, (int)fd);
+			return err;
+		}
+	}
+	return fd;
+}
+
+static long sys_accept(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_accept(t, r, 0);
+}
+
+static long sys_accept4(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_accept(t, r, (int)ARG4(r));
+}
+
+static long sock_name(struct ua_task *t, struct ua_pt_regs *r, bool peer)
+{
+	struct sockaddr_storage ss;
+	socklen_t klen = sizeof(ss);
+	long ret;
+
+	ret = WITH_HOST(t, (int)ARG1(r), h,
+			ret_errno(peer ? getpeername(h, (struct sockaddr *)&ss,
+						     &klen) :
+					 getsockname(h, (struct sockaddr *)&ss,
+						     &klen)));
+	if (ret < 0)
+		return ret;
+	return addr_out(&ss, klen, ARG2(r), ARG3(r));
+}
+
+static long sys_getsockname(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return sock_name(t, r, false);
+}
+
+static long sys_getpeername(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return sock_name(t, r, true);
+}
+
+/* Option values: the host's sizes, at most a page here. */
+#define LX_OPT_MAX 4096
+
+static long sys_setsockopt(struct ua_task *t, struct ua_pt_regs *r)
+{
+	char val[LX_OPT_MAX];
+	int len = (int)ARG5(r);
+
+	if (len < 0)
+		return -EINVAL;
+	if ((size_t)len > sizeof(val))
+		return -ENOBUFS;
+	if (len && ua_copy_from_user(val, (const void *)ARG4(r), (size_t)len))
+		return -EFAULT;
+	return WITH_HOST(t, (int)ARG1(r), h,
+			 ret_errno(setsockopt(h, (int)ARG2(r), (int)ARG3(r),
+					      val, (socklen_t)len)));
+}
+
+static long sys_getsockopt(struct ua_task *t, struct ua_pt_regs *r)
+{
+	char val[LX_OPT_MAX];
+	socklen_t klen;
+	int len;
+	long ret;
+
+	if (ua_get_user(len, (int *)ARG5(r)))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	klen = (size_t)len < sizeof(val) ? (socklen_t)len : sizeof(val);
+	ret = WITH_HOST(t, (int)ARG1(r), h,
+			ret_errno(getsockopt(h, (int)ARG2(r), (int)ARG3(r),
+					     val, &klen)));
+	if (ret < 0)
+		return ret;
+	if (klen && ua_copy_to_user((void *)ARG4(r), val, klen))
+		return -EFAULT;
+	return ua_put_user((int)klen, (int *)ARG5(r)) ? -EFAULT : 0;
+}
+
+static long sys_sendto(struct ua_task *t, struct ua_pt_regs *r)
+{
+	size_t len = ARG3(r) < LX_SOCK_CHUNK ? ARG3(r) : LX_SOCK_CHUNK;
+	struct sockaddr_storage ss;
+	long alen = ARG5(r) ? (long)(int)ARG6(r) : 0, ret;
+	char *buf;
+
+	ret = addr_in(&ss, ARG5(r), alen);
+	if (ret)
+		return ret;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	if (len && ua_copy_from_user(buf, (const void *)ARG2(r), len)) {
+		free(buf);
+		return -EFAULT;
+	}
+	ret = WITH_HOST(t, (int)ARG1(r), h,
+			ua__host_call(SYS_sendto, h, (long)buf, (long)len,
+				      (long)(int)ARG4(r) | MSG_NOSIGNAL,
+				      alen ? (long)&ss : 0, alen));
+	free(buf);
+	/* The EPIPE a write gives with its SIGPIPE, unless asked not to. */
+	if (ret == -EPIPE && !(ARG4(r) & MSG_NOSIGNAL))
+		ua__force_sig(t, SIGPIPE);
+	return ret;
+}
+
+static long sys_recvfrom(struct ua_task *t, struct ua_pt_regs *r)
+{
+	size_t len = ARG3(r) < LX_SOCK_CHUNK ? ARG3(r) : LX_SOCK_CHUNK;
+	struct sockaddr_storage ss;
+	socklen_t klen = sizeof(ss);
+	char *buf = malloc(len ? len : 1);
+	long ret, err;
+
+	if (!buf)
+		return -ENOMEM;
+	ret = WITH_HOST(t, (int)ARG1(r), h,
+			ua__host_call(SYS_recvfrom, h, (long)buf, (long)len,
+				      (long)(int)ARG4(r),
+				      ARG5(r) ? (long)&ss : 0,
+				      ARG5(r) ? (long)&klen : 0));
+	if (ret > 0 && ua_copy_to_user((void *)ARG2(r), buf, (size_t)ret))
+		ret = -EFAULT;
+	free(buf);
+	if (ret >= 0 && ARG5(r)) {
+		err = addr_out(&ss, klen, ARG5(r), ARG6(r));
+		if (err)
+			return err;
+	}
+	return ret;
+}
+
+static const struct lx_call calls[] = {
+	{ SYS_socket, "socket", sys_socket, "dxd" },
+	{ SYS_socketpair, "socketpair", sys_socketpair, "dxdp" },
+	{ SYS_bind, "bind", sys_bind, "fpd" },
+	{ SYS_connect, "connect", sys_connect, "fpd" },
+	{ SYS_listen, "listen", sys_listen, "fd" },
+	{ SYS_shutdown, "shutdown", sys_shutdown, "fd" },
+	{ SYS_accept, "accept", sys_accept, "fpp" },
+	{ SYS_accept4, "accept4", sys_accept4, "fppx" },
+	{ SYS_getsockname, "getsockname", sys_getsockname, "fpp" },
+	{ SYS_getpeername, "getpeername", sys_getpeername, "fpp" },
+	{ SYS_setsockopt, "setsockopt", sys_setsockopt, "fddpd" },
+	{ SYS_getsockopt, "getsockopt", sys_getsockopt, "fddpp" },
+	{ SYS_sendto, "sendto", sys_sendto, "fpuxpd" },
+	{ SYS_recvfrom, "recvfrom", sys_recvfrom, "fpuxpp" },
+};
+
+void ua__lx_socket_init(void)
+{
+	LX_REGISTER(calls);
+}

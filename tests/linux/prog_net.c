@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Sockets natively and under uarun (run_programs.py compares the output
+ * byte for byte): an AF_UNIX pair, a loopback TCP server and client in
+ * one program, UDP datagrams with their addresses, options, and the
+ * errors of bad arguments.  Only 127.0.0.1, ports the host picks.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "prog_res.h"
+
+static void report(const char *what, long r)
+{
+	printf("%s: %ld %s\n", what, r, r < 0 ? errno_name(errno) : "");
+}
+
+static void unix_pair(void)
+{
+	int sv[2];
+	int *volatile bad = (int *)8;
+	char buf[16] = { 0 };
+
+	report("socketpair", socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	report("send", send(sv[0], "ping", 4, 0));
+	report("recv", recv(sv[1], buf, sizeof(buf), 0));
+	printf("got %s\n", buf);
+	report("shutdown", shutdown(sv[0], SHUT_WR));
+	report("recv after shutdown", recv(sv[1], buf, sizeof(buf), 0));
+	printf("cloexec %d\n", fcntl(sv[0], F_GETFD));
+	close(sv[0]);
+	close(sv[1]);
+	report("socketpair cloexec nonblock",
+	       socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+			  0, sv));
+	printf("cloexec %d nonblock %d\n", fcntl(sv[0], F_GETFD),
+	       !!(fcntl(sv[0], F_GETFL) & O_NONBLOCK));
+	report("recv empty nonblock", recv(sv[1], buf, sizeof(buf), 0));
+	close(sv[0]);
+	close(sv[1]);
+	report("socketpair bad pointer",
+	       socketpair(AF_UNIX, SOCK_STREAM, 0, bad));
+}
+
+static void tcp(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET }, b, p;
+	socklen_t len = sizeof(a), short_len = 2;
+	int ls, c, s, one = 1, val = 0;
+	socklen_t vlen = sizeof(val);
+	char buf[64] = { 0 };
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ls = socket(AF_INET, SOCK_STREAM, 0);
+	report("setsockopt SO_REUSEADDR",
+	       setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)));
+	report("getsockopt SO_REUSEADDR",
+	       getsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &val, &vlen));
+	printf("value %d len %u\n", val, vlen);
+	report("bind", bind(ls, (struct sockaddr *)&a, sizeof(a)));
+	report("getsockname", getsockname(ls, (struct sockaddr *)&b, &len));
+	printf("family %d loopback %d port set %d\n", b.sin_family,
+	       b.sin_addr.s_addr == htonl(INADDR_LOOPBACK), b.sin_port != 0);
+	report("listen", listen(ls, 4));
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	report("connect", connect(c, (struct sockaddr *)&b, sizeof(b)));
+	len = sizeof(p);
+	s = accept4(ls, (struct sockaddr *)&p, &len, SOCK_CLOEXEC);
+	printf("accept4: %d len %u family %d cloexec %d\n", s >= 0, len,
+	       p.sin_family, fcntl(s, F_GETFD));
+	report("send", send(c, "hello over tcp", 14, 0));
+	report("recv", recv(s, buf, sizeof(buf), 0));
+	printf("got %s\n", buf);
+	report("write back", write(s, "ok", 2));
+	memset(buf, 0, sizeof(buf));
+	report("read", read(c, buf, sizeof(buf)));
+	printf("got %s\n", buf);
+	len = sizeof(p);
+	report("getpeername", getpeername(c, (struct sockaddr *)&p, &len));
+	printf("peer port matches %d\n", p.sin_port == b.sin_port);
+	report("getpeername short", getpeername(c, (struct sockaddr *)&p,
+						&short_len));
+	printf("short len now %u\n", short_len);
+	report("TCP_NODELAY", setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one,
+					 sizeof(one)));
+	close(s);
+	report("recv after close", recv(c, buf, sizeof(buf), 0));
+	report("send after close (MSG_NOSIGNAL)",
+	       send(c, "x", 1, MSG_NOSIGNAL));
+	close(c);
+	close(ls);
+}
+
+static void udp(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET }, b, from;
+	socklen_t len = sizeof(b), flen = sizeof(from);
+	int u = socket(AF_INET, SOCK_DGRAM, 0), v;
+	char buf[32] = { 0 };
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bind(u, (struct sockaddr *)&a, sizeof(a));
+	getsockname(u, (struct sockaddr *)&b, &len);
+	v = socket(AF_INET, SOCK_DGRAM, 0);
+	report("sendto", sendto(v, "datagram", 8, 0, (struct sockaddr *)&b,
+				sizeof(b)));
+	report("recvfrom", recvfrom(u, buf, sizeof(buf), 0,
+				    (struct sockaddr *)&from, &flen));
+	printf("got %s from loopback %d len %u\n", buf,
+	       from.sin_addr.s_addr == htonl(INADDR_LOOPBACK), flen);
+	close(u);
+	close(v);
+}
+
+static void errors(void)
+{
+	int s = socket(AF_INET, SOCK_STREAM, 0), n = -1;
+	socklen_t bad = (socklen_t)-1;
+	char c;
+
+	report("socket bad domain", socket(12345, SOCK_STREAM, 0));
+	report("bind bad length", bind(s, (struct sockaddr *)&c, 1000));
+	report("bind bad pointer", bind(s, (struct sockaddr *)8, 16));
+	report("connect bad fd", connect(999, (struct sockaddr *)&c, 0));
+	report("getsockopt negative len",
+	       getsockopt(s, SOL_SOCKET, SO_TYPE, &n, &bad));
+	report("accept4 bad flags", accept4(s, NULL, NULL, 0x40000000));
+	report("recv not a socket", recv(0, &c, 1, MSG_DONTWAIT));
+	report("getsockname not a socket",
+	       getsockname(1, (struct sockaddr *)&c, &bad));
+	report("listen unbound unix",
+	       listen(socket(AF_UNIX, SOCK_DGRAM, 0), 1));
+	close(s);
+}
+
+int main(void)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	unix_pair();
+	tcp();
+	udp();
+	errors();
+	return 0;
+}
