@@ -8,13 +8,16 @@
  * (connect, accept, send, receive) are host calls a signal for the guest
  * interrupts (ua__host_call()).
  *
- * Not yet: sendmsg and recvmsg (with SCM_RIGHTS, descriptors to
- * translate between the guest's table and the host's), sendmmsg,
- * recvmmsg.
+ * sendmsg and recvmsg gather and scatter the guest's iovecs through one
+ * monitor buffer; the descriptors of SCM_RIGHTS are the guest's numbers
+ * turned into host descriptors on the way out and installed in the
+ * guest's table on the way in.  Not yet: sendmmsg, recvmmsg.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
@@ -323,6 +326,246 @@ static long sys_recvfrom(struct ua_task *t, struct ua_pt_regs *r)
 	return ret;
 }
 
+/* include/linux/uio.h UIO_MAXIOV; net/core/sock.c optmem_max's default. */
+#define LX_UIO_MAXIOV 1024
+#define LX_OPTMEM_MAX 20480
+
+/* The guest's msghdr and iovecs, and one buffer for their bytes. */
+struct lx_msg {
+	struct msghdr mh;   /* as the guest wrote it */
+	struct iovec *iov;  /* the guest's iovecs */
+	size_t len;         /* bytes moved at most: their sum, capped */
+	char *buf;
+	char *ctl;          /* the control bytes, host side */
+	struct sockaddr_storage name;
+};
+
+static void msg_free(struct lx_msg *m)
+{
+	free(m->iov);
+	free(m->buf);
+	free(m->ctl);
+}
+
+/* copy_msghdr_from_user() and import_iovec(). */
+static long msg_in(struct lx_msg *m, uint64_t umsg)
+{
+	memset(m, 0, sizeof(*m));
+	if (ua_copy_from_user(&m->mh, (const void *)umsg, sizeof(m->mh)))
+		return -EFAULT;
+	if (m->mh.msg_iovlen > LX_UIO_MAXIOV)
+		return -EMSGSIZE;
+	if (m->mh.msg_iovlen) {
+		m->iov = malloc(m->mh.msg_iovlen * sizeof(*m->iov));
+		if (!m->iov)
+			return -ENOMEM;
+		if (ua_copy_from_user(m->iov, m->mh.msg_iov,
+				      m->mh.msg_iovlen * sizeof(*m->iov)))
+			return -EFAULT;
+	}
+	for (size_t i = 0; i < m->mh.msg_iovlen; i++) {
+		if ((ssize_t)m->iov[i].iov_len < 0)
+			return -EINVAL;
+		if (!ua_access_ok(m->iov[i].iov_base, m->iov[i].iov_len))
+			return -EFAULT;
+		m->len += m->iov[i].iov_len;
+		if (m->len > LX_SOCK_CHUNK)
+			m->len = LX_SOCK_CHUNK;
+	}
+	m->buf = malloc(m->len ? m->len : 1);
+	return m->buf ? 0 : -ENOMEM;
+}
+
+/* Between the buffer and the iovecs, n bytes; the bytes not moved. */
+static size_t msg_copy(struct lx_msg *m, size_t n, bool out)
+{
+	size_t done = 0;
+
+	for (size_t i = 0; i < m->mh.msg_iovlen && done < n; i++) {
+		size_t k = m->iov[i].iov_len < n - done ? m->iov[i].iov_len :
+							  n - done;
+		size_t left = out ? ua_copy_to_user(m->iov[i].iov_base,
+						    m->buf + done, k) :
+				    ua_copy_from_user(m->buf + done,
+						      m->iov[i].iov_base, k);
+
+		if (left)
+			return n - done - (k - left);
+		done += k;
+	}
+	return 0;
+}
+
+/* Each SCM_RIGHTS descriptor of a control block, turned by fn. */
+static long each_right(struct msghdr *mh, long (*fn)(int *fd, void *arg),
+		       void *arg)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		int *fds = (int *)CMSG_DATA(c);
+		size_t n;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			long err = fn(&fds[i], arg);
+
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+
+struct rights {
+	struct ua_task *t;
+	int host[256];
+	size_t n;
+	bool cloexec;  /* incoming: MSG_CMSG_CLOEXEC */
+};
+
+/* Outgoing: a guest descriptor becomes a host one (scm_fp_copy()). */
+static long right_out(int *fd, void *arg)
+{
+	struct rights *r = arg;
+	int h;
+
+	if (r->n == sizeof(r->host) / sizeof(r->host[0]))
+		return -EINVAL;
+	h = ua__lx_host_fd_get(r->t, *fd);
+	if (h < 0)
+		return -EBADF;
+	/* Our own duplicate: released whatever the guest does meanwhile. */
+	r->host[r->n] = fcntl(h, F_DUPFD_CLOEXEC, 3);
+	ua__lx_host_fd_put(r->t, *fd, h);
+	if (r->host[r->n] < 0)
+		return -errno;
+	*fd = r->host[r->n++];
+	return 0;
+}
+
+/* Incoming: a host descriptor goes into the guest's table. */
+static long right_in(int *fd, void *arg)
+{
+	struct rights *r = arg;
+	long g = install(r->t, *fd, r->cloexec ? SOCK_CLOEXEC : 0);
+
+	*fd = (int)(g < 0 ? -1 : g);
+	return 0;
+}
+
+static long sys_sendmsg(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct rights rights = { .t = t };
+	int flags = (int)ARG3(r);
+	struct lx_msg m;
+	struct msghdr mh;
+	struct iovec one;
+	long ret;
+
+	ret = msg_in(&m, ARG2(r));
+	if (!ret && m.mh.msg_name)
+		ret = addr_in(&m.name, (uint64_t)m.mh.msg_name,
+			      (long)(int)m.mh.msg_namelen);
+	if (!ret && m.mh.msg_controllen > LX_OPTMEM_MAX)
+		ret = -ENOBUFS;
+	if (!ret && m.mh.msg_controllen) {
+		m.ctl = malloc(m.mh.msg_controllen);
+		if (!m.ctl)
+			ret = -ENOMEM;
+		else if (ua_copy_from_user(m.ctl, m.mh.msg_control,
+					   m.mh.msg_controllen))
+			ret = -EFAULT;
+	}
+	if (!ret && msg_copy(&m, m.len, false))
+		ret = -EFAULT;
+	one = (struct iovec){ m.buf, m.len };
+	mh = (struct msghdr){
+		.msg_name = m.mh.msg_name ? &m.name : NULL,
+		.msg_namelen = m.mh.msg_name ? m.mh.msg_namelen : 0,
+		.msg_iov = &one,
+		.msg_iovlen = 1,
+		.msg_control = m.ctl,
+		.msg_controllen = m.mh.msg_controllen,
+	};
+	if (!ret && m.ctl)
+		ret = each_right(&mh, right_out, &rights);
+	if (!ret)
+		ret = WITH_HOST(t, (int)ARG1(r), h,
+				ua__host_call(SYS_sendmsg, h, (long)&mh,
+					      flags | MSG_NOSIGNAL, 0, 0, 0));
+	while (rights.n)
+		close(rights.host[--rights.n]);
+	msg_free(&m);
+	if (ret == -EPIPE && !(flags & MSG_NOSIGNAL))
+		ua__force_sig(t, SIGPIPE);
+	return ret;
+}
+
+static long sys_recvmsg(struct ua_task *t, struct ua_pt_regs *r)
+{
+	int flags = (int)ARG3(r);
+	struct rights rights = { .t = t,
+				 .cloexec = flags & MSG_CMSG_CLOEXEC };
+	struct lx_msg m;
+	struct msghdr mh;
+	struct iovec one;
+	long ret, err;
+
+	ret = msg_in(&m, ARG2(r));
+	if (!ret && m.mh.msg_controllen) {
+		if (m.mh.msg_controllen > 65536)
+			m.mh.msg_controllen = 65536;
+		m.ctl = calloc(1, m.mh.msg_controllen);
+		if (!m.ctl)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		msg_free(&m);
+		return ret;
+	}
+	one = (struct iovec){ m.buf, m.len };
+	mh = (struct msghdr){
+		.msg_name = m.mh.msg_name ? &m.name : NULL,
+		.msg_namelen = m.mh.msg_name ? sizeof(m.name) : 0,
+		.msg_iov = &one,
+		.msg_iovlen = 1,
+		.msg_control = m.ctl,
+		.msg_controllen = m.mh.msg_controllen,
+	};
+	/* Host descriptors arrive close-on-exec: the monitor's own. */
+	ret = WITH_HOST(t, (int)ARG1(r), h,
+			ua__host_call(SYS_recvmsg, h, (long)&mh,
+				      flags | MSG_CMSG_CLOEXEC, 0, 0, 0));
+	if (ret < 0)
+		goto out;
+	if (m.ctl && mh.msg_controllen)
+		each_right(&mh, right_in, &rights);
+	err = 0;
+	if (msg_copy(&m, (size_t)ret, true))
+		err = -EFAULT;
+	if (!err && m.mh.msg_name &&
+	    addr_out(&m.name, mh.msg_namelen, (uint64_t)m.mh.msg_name,
+		     ARG2(r) + offsetof(struct msghdr, msg_namelen)))
+		err = -EFAULT;
+	if (!err && mh.msg_controllen &&
+	    ua_copy_to_user(m.mh.msg_control, m.ctl, mh.msg_controllen))
+		err = -EFAULT;
+	if (!err &&
+	    (ua_put_user((uint64_t)mh.msg_controllen,
+			 (uint64_t *)(ARG2(r) + offsetof(struct msghdr,
+							 msg_controllen))) ||
+	     ua_put_user(mh.msg_flags,
+			 (int *)(ARG2(r) + offsetof(struct msghdr,
+						    msg_flags)))))
+		err = -EFAULT;
+	if (err)
+		ret = err;
+out:
+	msg_free(&m);
+	return ret;
+}
+
 static const struct lx_call calls[] = {
 	{ SYS_socket, "socket", sys_socket, "dxd" },
 	{ SYS_socketpair, "socketpair", sys_socketpair, "dxdp" },
@@ -338,6 +581,8 @@ static const struct lx_call calls[] = {
 	{ SYS_getsockopt, "getsockopt", sys_getsockopt, "fddpp" },
 	{ SYS_sendto, "sendto", sys_sendto, "fpuxpd" },
 	{ SYS_recvfrom, "recvfrom", sys_recvfrom, "fpuxpp" },
+	{ SYS_sendmsg, "sendmsg", sys_sendmsg, "fpx" },
+	{ SYS_recvmsg, "recvmsg", sys_recvmsg, "fpx" },
 };
 
 void ua__lx_socket_init(void)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -142,12 +143,72 @@ static void errors(void)
 	close(s);
 }
 
+/* A descriptor passed over a unix socket, and a gathered message. */
+static void rights(void)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov[2] = { { "part one, ", 10 }, { "part two", 8 } };
+	struct msghdr mh = { .msg_iov = iov, .msg_iovlen = 2,
+			     .msg_control = u.buf,
+			     .msg_controllen = sizeof(u.buf) };
+	struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+	char a[8] = { 0 }, b[16] = { 0 }, got[8] = { 0 };
+	struct iovec riov[2] = { { a, 7 }, { b, 15 } };
+	int sv[2], pfd[2], fd = -1, fd2;
+
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	pipe(pfd);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &pfd[0], sizeof(int));
+	report("sendmsg with a descriptor", sendmsg(sv[0], &mh, 0));
+	close(pfd[0]);
+	memset(u.buf, 0, sizeof(u.buf));
+	mh = (struct msghdr){ .msg_iov = riov, .msg_iovlen = 2,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	report("recvmsg", recvmsg(sv[1], &mh, MSG_CMSG_CLOEXEC));
+	printf("scattered [%s] [%s] controllen %zu flags %d\n", a, b,
+	       (size_t)mh.msg_controllen, mh.msg_flags);
+	c = CMSG_FIRSTHDR(&mh);
+	if (c && c->cmsg_type == SCM_RIGHTS)
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	printf("received a descriptor: %d, cloexec %d\n", fd >= 0,
+	       fcntl(fd, F_GETFD));
+	write(pfd[1], "piped", 5);
+	report("read through it", read(fd, got, sizeof(got) - 1));
+	printf("got %s\n", got);
+	mh = (struct msghdr){ .msg_iov = iov, .msg_iovlen = 1,
+			      .msg_control = u.buf,
+			      .msg_controllen = sizeof(u.buf) };
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	fd2 = 999;
+	memcpy(CMSG_DATA(c), &fd2, sizeof(int));
+	report("sendmsg a bad descriptor", sendmsg(sv[0], &mh, 0));
+	mh.msg_iovlen = 2000;
+	report("sendmsg too many iovecs", sendmsg(sv[0], &mh, 0));
+	/* Not through the C library: musl's wrapper reads the header. */
+	report("recvmsg bad msghdr", syscall(SYS_recvmsg, sv[1], 8, 0));
+	close(fd);
+	close(pfd[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	unix_pair();
 	tcp();
 	udp();
+	rights();
 	errors();
 	return 0;
 }
