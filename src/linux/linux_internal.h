@@ -79,6 +79,7 @@ struct lx_proc {
 	uintptr_t mmap_hint;      /* top-down placement starts below this */
 	uint64_t clear_child_tid;
 	int trace_fd;             /* -1: off */
+	bool trace_pids;          /* several processes: lines say whose */
 	unsigned long counts[LX_NR_MAX];
 	unsigned long other_count;
 	uint8_t unknown_named[LX_NR_MAX / 8];

@@ -564,6 +564,7 @@ static int write_state(struct ua_task *t, struct bprm *b, int *out)
 	put(&w, p->rlim, sizeof(p->rlim));
 	put(&w, &it, sizeof(it));
 	put_u32(&w, (uint32_t)t->pdeath_sig);
+	put_u32(&w, p->trace_pids);
 	free(sig);
 	fd = w.err ? -1 : memfd_create("uaccess-exec", 0);
 	if (fd < 0) {
@@ -734,6 +735,7 @@ struct ua_exec_state {
 	struct lx_rlimit rlim[LX_RLIM_NLIMITS];
 	struct itimerval itimer;
 	int pdeath_sig;
+	bool trace_pids;
 	char *buf;
 };
 
@@ -854,6 +856,7 @@ static int parse_state(struct ua_exec_state *st, size_t len)
 	st->pdeath_sig = (int)get_u32(&r);
 	if (st->pdeath_sig < 0 || st->pdeath_sig > 64)
 		return -EINVAL;
+	st->trace_pids = get_u32(&r);
 	if (r.err || r.p != r.end || !st->argv[0] || st->exe_fd < 0)
 		return -EINVAL;
 	snprintf(st->path, sizeof(st->path), "/proc/self/fd/%d", st->exe_fd);
@@ -943,6 +946,7 @@ struct ua_task *ua_task_exec_state(struct ua_space *sp,
 	if (!err) {
 		/* Kept by exec; set on the host when the task runs. */
 		t->pdeath_sig = st->pdeath_sig;
+		p->trace_pids = st->trace_pids;
 		memcpy(p->rlim, st->rlim, sizeof(p->rlim));
 		if (st->itimer.it_value.tv_sec || st->itimer.it_value.tv_usec)
 			err = (int)ua__lx_setitimer(t, &st->itimer, NULL);

@@ -78,6 +78,7 @@ static long do_fork(struct ua_task *t, struct ua_pt_regs *r,
 
 	if (vfork && pipe2(pfd, O_CLOEXEC))
 		return -EAGAIN;
+	lx_proc(t)->trace_pids = true;
 	pid = ua__task_fork(t);
 	if (pid < 0) {
 		if (vfork) {
