@@ -161,10 +161,30 @@ static struct patch_code *code_at(struct ua__patch *p, uint64_t sys)
 	return NULL;
 }
 
+/*
+ * Every site the sweep can find is a `syscall` (0f 05) somewhere in the
+ * bytes: their count bounds the sites, so one pass of the decoder does.
+ */
+static size_t syscall_bytes(const uint8_t *buf, size_t len)
+{
+	size_t n = 0;
+
+	for (const uint8_t *p = buf; len >= 2;) {
+		const uint8_t *q = memchr(p, 0x0f, len - 1);
+
+		if (!q)
+			break;
+		n += q[1] == 0x05;
+		len -= (size_t)(q + 1 - p);
+		p = q + 1;
+	}
+	return n;
+}
+
 /* Sweep a section, from a copy of its bytes as the guest has them now. */
 static int sweep(struct patch_code *c)
 {
-	size_t max = 256, n;
+	size_t max, n;
 	uint8_t *buf;
 
 	if (c->len > MAX_SWEEP)
@@ -176,6 +196,7 @@ static int sweep(struct patch_code *c)
 		free(buf);
 		return -EFAULT;
 	}
+	max = syscall_bytes(buf, c->len) + 1;
 	for (;;) {
 		c->sites = calloc(max, sizeof(*c->sites));
 		if (!c->sites) {
