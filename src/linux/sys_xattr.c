@@ -63,6 +63,18 @@ static long xbuf(size_t size, char **out)
 	return *out ? (long)size : -ENOMEM;
 }
 
+/* A value or list the host gave: its size, to the guest; buf freed. */
+static long host_result(long ret, char *buf, uint64_t ubuf)
+{
+	if (ret < 0)
+		ret = -errno;
+	else if (ret > 0 && buf && ua_copy_to_user((void *)ubuf, buf,
+						   (size_t)ret))
+		ret = -EFAULT;
+	free(buf);
+	return ret;
+}
+
 static long do_getxattr(struct ua_task *t, struct ua_pt_regs *r,
 			enum xattr_on on)
 {
@@ -80,12 +92,7 @@ static long do_getxattr(struct ua_task *t, struct ua_pt_regs *r,
 	ret = on == ON_FD ? fgetxattr(fd, name, buf, (size_t)size) :
 	      on == ON_LINK ? lgetxattr(path, name, buf, (size_t)size) :
 			      getxattr(path, name, buf, (size_t)size);
-	if (ret < 0)
-		ret = -errno;
-	else if (ret > 0 && buf && ua_copy_to_user((void *)ARG3(r), buf,
-						   (size_t)ret))
-		ret = -EFAULT;
-	free(buf);
+	ret = host_result(ret, buf, ARG3(r));
 out:
 	target_put(t, ARG1(r), fd);
 	return ret;
@@ -106,12 +113,7 @@ static long do_listxattr(struct ua_task *t, struct ua_pt_regs *r,
 	ret = on == ON_FD ? flistxattr(fd, buf, (size_t)size) :
 	      on == ON_LINK ? llistxattr(path, buf, (size_t)size) :
 			      listxattr(path, buf, (size_t)size);
-	if (ret < 0)
-		ret = -errno;
-	else if (ret > 0 && buf && ua_copy_to_user((void *)ARG2(r), buf,
-						   (size_t)ret))
-		ret = -EFAULT;
-	free(buf);
+	ret = host_result(ret, buf, ARG2(r));
 out:
 	target_put(t, ARG1(r), fd);
 	return ret;

@@ -25,6 +25,7 @@
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/times.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -479,6 +480,42 @@ static void test_pgrp(void)
 	       res(syscall(SYS_setpgid, 0, me)));
 }
 
+/* Extended attributes of a file of our own (EOPNOTSUPP where the file
+ * system has none: the same natively and under uarun). */
+static void test_xattr(void)
+{
+	char path[] = "/tmp/prog_calls_xattr.XXXXXX", v[16] = { 0 };
+	char list[64] = { 0 };
+	char *volatile bad = (char *)8;
+	int fd = mkstemp(path);
+	long n;
+
+	n = setxattr(path, "user.k", "value", 5, XATTR_CREATE);
+	printf("setxattr: %ld %s\n", n, n ? errno_name(errno) : "");
+	n = setxattr(path, "user.k", "value", 5, XATTR_CREATE);
+	printf("setxattr create again: %ld %s\n", n, n ? errno_name(errno) : "");
+	n = getxattr(path, "user.k", NULL, 0);
+	printf("getxattr size: %ld\n", n);
+	n = getxattr(path, "user.k", v, sizeof(v));
+	printf("getxattr: %ld %s\n", n, v);
+	n = getxattr(path, "user.k", v, 2);
+	printf("getxattr short: %ld %s\n", n, n < 0 ? errno_name(errno) : "");
+	n = fgetxattr(fd, "user.none", v, sizeof(v));
+	printf("fgetxattr missing: %ld %s\n", n, n < 0 ? errno_name(errno) : "");
+	n = llistxattr(path, list, sizeof(list));
+	printf("llistxattr: %ld %s\n", n, n > 0 ? list : "");
+	n = getxattr(path, "", v, sizeof(v));
+	printf("getxattr empty name: %ld %s\n", n, errno_name(errno));
+	n = getxattr(path, "user.k", bad, sizeof(v));
+	printf("getxattr bad buffer: %ld %s\n", n, errno_name(errno));
+	n = fremovexattr(fd, "user.k");
+	printf("fremovexattr: %ld %s\n", n, n ? errno_name(errno) : "");
+	n = lremovexattr(path, "user.k");
+	printf("lremovexattr again: %ld %s\n", n, errno_name(errno));
+	close(fd);
+	unlink(path);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -486,5 +523,6 @@ int main(void)
 	test_proc();
 	test_files();
 	test_pgrp();
+	test_xattr();
 	return 0;
 }
