@@ -341,9 +341,9 @@ static void spawns(void)
 		execve(self, av, environ);
 		_exit(127);
 	}
-	printf("vfork parent goes on\n");
-	fflush(stdout);
+	/* Whether the new image prints first is a race: say it after. */
 	waitpid(pid, &st, 0);
+	printf("vfork parent goes on\n");
 	status("vfork child", st);
 	if (posix_spawn(&pid, self, NULL, NULL, av, environ)) {
 		printf("posix_spawn failed\n");

@@ -507,7 +507,7 @@ def mode_refuse(uarun):
     with tempfile.TemporaryDirectory() as d:
         junk = os.path.join(d, 'junk')
         with open(junk, 'wb') as f:
-            f.write(b'#!/bin/sh\necho not elf\n')
+            f.write(b'echo neither ELF nor a #! script\n')
         trunc = os.path.join(d, 'trunc')
         with open('/bin/true' if os.path.exists('/bin/true')
                   else sys.executable, 'rb') as f:
