@@ -83,7 +83,7 @@ const struct bench_target bench_targets[] = {
 	  "busybox gzip -c of 20 MiB under uarun (default trap) vs native",
 	  ">= 0.98x native; sud informative", 0.98, NULL, false },
 	{ "real_spawn",
-	  "busybox sh loop of 1000 external commands under uarun vs native",
+	  "busybox sh loop of 200 external commands under uarun vs native",
 	  "reported (needs fork and exec)", 0, NULL, false },
 	{ "trap_rewrite_vs_native",
 	  "syscall at a rewritten site (getppid, none) vs native getppid",
