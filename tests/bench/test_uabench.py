@@ -1007,7 +1007,7 @@ class Report(unittest.TestCase):
             # The whole-program rows, -n 16 notwithstanding: each a run.
             for what in ("find /usr/include -name '*.h', uarun vs native",
                          "gzip -c of 2 MiB of text, uarun vs native",
-                         "sh loop of 100 external commands, uarun vs "
+                         "sh loop of 20 external commands, uarun vs "
                          "native"):
                 self.assertIn(what, r.stdout)
             self.assertNotIn("pending", r.stdout)
