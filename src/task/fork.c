@@ -48,6 +48,7 @@ pid_t ua__task_fork(struct ua_task *t)
 {
 	pid_t parent = getpid(), pid;
 
+	ua__host_sig_before_fork();
 	pid = fork();
 	if (pid < 0)
 		return -errno;

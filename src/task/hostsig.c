@@ -23,6 +23,7 @@
  * its SA_RESTART decide, as under the kernel (table.c).
  */
 #include <errno.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -49,6 +50,8 @@ static uint64_t forwarded;
 static _Atomic int inflight;
 static pid_t hs_pid;
 static int hs_efd = -1;
+/* The forwarding thread is past its start-up: see ua__host_sig_before_fork(). */
+static _Atomic int hs_up;
 /* drain_lock orders drains; setup_lock the installs and restores. */
 static pthread_mutex_t drain_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t setup_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -188,6 +191,8 @@ static void *hs_thread(void *arg)
 	uint64_t v;
 
 	(void)arg;
+	atomic_store(&hs_up, 1);
+	syscall(SYS_futex, &hs_up, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 	for (;;) {
 		if (read(hs_efd, &v, sizeof(v)) < 0 && errno != EINTR)
 			return NULL;
@@ -206,6 +211,7 @@ static void thread_start(void)
 		thread_err = -errno;
 		return;
 	}
+	atomic_store(&hs_up, 0);
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	err = pthread_create(&th, NULL, hs_thread, NULL);
@@ -370,6 +376,25 @@ int ua__host_sig_after_fork(struct ua_task *t)
 	thread_err = 0;
 	thread_start();
 	return thread_err;
+}
+
+/*
+ * Before a guest's fork (fork.c): wait for a forwarding thread still
+ * starting.  Its start-up allocates (the C library's thread attributes,
+ * a sanitizer's thread state), and an allocator whose lock it holds at
+ * the fork stays locked in the child for good where the allocator has no
+ * fork handler (GCC 12's AddressSanitizer): the child's own forwarding
+ * thread then never starts, and a signal to a child asleep in the
+ * monitor is never delivered.  A fork right after a fork is the case
+ * that meets it, as each child starts its thread anew.  Once up, the
+ * thread sleeps in read() and allocates nothing until woken.
+ */
+void ua__host_sig_before_fork(void)
+{
+	if (hs_efd < 0 || !atomic_load(&ua__hs_target))
+		return;
+	while (!atomic_load(&hs_up))
+		syscall(SYS_futex, &hs_up, FUTEX_WAIT_PRIVATE, 0, NULL, NULL, 0);
 }
 
 /* ua_task_destroy(): a target going away stops the forwarding. */

@@ -172,6 +172,7 @@ UA_HIDDEN pid_t ua__task_fork(struct ua_task *t);
 UA_HIDDEN void ua__irq_after_fork(void);
 UA_HIDDEN bool ua__ppid_after_fork(pid_t parent);
 UA_HIDDEN int ua__host_sig_after_fork(struct ua_task *t);
+UA_HIDDEN void ua__host_sig_before_fork(void);
 UA_HIDDEN void ua__trap_init(void);
 UA_HIDDEN void ua__trap_free(struct ua_task *t);
 /* The guest's GS base (arch_prctl ARCH_SET_GS / ARCH_GET_GS). */
