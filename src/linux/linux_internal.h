@@ -73,6 +73,9 @@ struct lx_timer {
 };
 
 /* Per-task state of a loaded program. */
+/* Room for the auxiliary vector the loader gives (loader.c). */
+#define LX_AUXV_WORDS 48
+
 struct lx_proc {
 	struct lx_file files[LX_NFDS];
 	uintptr_t brk_start, brk_cur, brk_mapped;
@@ -88,6 +91,10 @@ struct lx_proc {
 	struct lx_timer timer;
 	char execfn[4096];
 	char *iobuf;              /* LX_CHUNK bytes between host and guest */
+	/* The mm's arg and env strings and saved_auxv, for /proc (procfs.c). */
+	uintptr_t arg_start, arg_end, env_start, env_end;
+	uint64_t auxv[LX_AUXV_WORDS];
+	size_t auxv_words;        /* the AT_NULL pair included */
 };
 
 #define LX_CHUNK (64 << 10)
@@ -132,6 +139,8 @@ static inline int lx_nofile(const struct lx_proc *p)
 
 /* loader.c */
 UA_HIDDEN struct lx_proc *ua__lx_proc_new(const char *execfn);
+UA_HIDDEN long ua__lx_procfs_open(struct ua_task *t, const char *path,
+				  int flags);
 UA_HIDDEN struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 				      const char *execfn, const char *exe,
 				      char *const argv[], char *const envp[],

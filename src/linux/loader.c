@@ -276,6 +276,54 @@ static size_t count_strings(char *const v[])
 	return n;
 }
 
+/*
+ * The kernel's AT_HWCAP for this machine (on x86, CPUID 1's EDX as the
+ * kernel kept it).  The C library's getauxval() does not give it: glibc
+ * on x86-64 answers AT_HWCAP with its own HWCAP_X86_64 bits
+ * (init_cpu_features(), sysdeps/x86/cpu-features.c), so the host's vector is read as the kernel
+ * wrote it.  getauxval()'s answer only if that cannot be read.
+ */
+static uint64_t host_hwcap(void)
+{
+	static uint64_t hwcap;
+	uint64_t v[2];
+	int fd;
+
+	if (hwcap)
+		return hwcap;
+	fd = open("/proc/self/auxv", O_RDONLY | O_CLOEXEC);
+	while (fd >= 0 && read(fd, v, sizeof(v)) == sizeof(v) && v[0]) {
+		if (v[0] == AT_HWCAP) {
+			hwcap = v[1];
+			break;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!hwcap)
+		hwcap = getauxval(AT_HWCAP);
+	return hwcap;
+}
+
+/*
+ * What the kernel keeps in the mm for /proc/<pid>/cmdline, environ and
+ * auxv (create_elf_tables(), fs/binfmt_elf.c): the argument strings
+ * first, the environment's right after them, the file name above both.
+ */
+static void record_strings(struct lx_proc *p, uintptr_t args, uintptr_t envs,
+			   uintptr_t execfn, const uint64_t *auxv,
+			   size_t words)
+{
+	p->env_start = envs ? envs : execfn;
+	p->env_end = execfn;
+	p->arg_start = args ? args : p->env_start;
+	p->arg_end = p->env_start;
+	if (words > LX_AUXV_WORDS)
+		words = 0;
+	memcpy(p->auxv, auxv, words * 8);
+	p->auxv_words = words;
+}
+
 static int build_stack(struct ua_task *t, struct elf_image *im,
 		       const struct elf_image *in, const char *execfn_str,
 		       char *const argv[], char *const envp[])
@@ -316,7 +364,7 @@ static int build_stack(struct ua_task *t, struct elf_image *im,
 		AT_GID, getgid(),
 		AT_EGID, getegid(),
 		AT_SECURE, 0,
-		AT_HWCAP, getauxval(AT_HWCAP),
+		AT_HWCAP, host_hwcap(),
 		AT_HWCAP2, getauxval(AT_HWCAP2),
 		AT_CLKTCK, (uint64_t)sysconf(_SC_CLK_TCK),
 		AT_PLATFORM, platform,
@@ -329,6 +377,8 @@ static int build_stack(struct ua_task *t, struct elf_image *im,
 	words = 1 + argc + 1 + envc + 1 + sizeof(auxv) / 8;
 	b.sp -= (words * 8) & 15 ? 8 : 0;
 	push_bytes(&b, auxv, sizeof(auxv));
+	record_strings(lx_proc(t), argc ? ptrs[0] : 0, envc ? ptrs[argc + 1] : 0,
+		       execfn, auxv, sizeof(auxv) / 8);
 	uint64_t *vec = calloc(words - sizeof(auxv) / 8, 8);
 
 	if (!vec) {

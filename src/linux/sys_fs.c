@@ -52,6 +52,30 @@ int ua__lx_host_dirfd(struct ua_task *t, long dfd, int *out)
 	return 0;
 }
 
+/*
+ * The host descriptor for path: the guest's own /proc entries first
+ * (procfs.c), then the host's file.  Never 0-2, the monitor's own.
+ */
+static long host_open(struct ua_task *t, int hdfd, const char *path,
+		      int flags, int mode)
+{
+	long h = -ENOSYS;
+	int d;
+
+	if (!strncmp(path, "/proc/", 6))
+		h = ua__lx_procfs_open(t, path, flags);
+	if (h != -ENOSYS)
+		return h;
+	h = openat(hdfd, path, flags | O_CLOEXEC, mode);
+	if (h < 0)
+		return -errno;
+	if (h >= 3)
+		return h;
+	d = fcntl((int)h, F_DUPFD_CLOEXEC, 3);
+	close((int)h);
+	return d < 0 ? -errno : d;
+}
+
 static long do_openat(struct ua_task *t, long dfd, uint64_t upath, int flags,
 		      int mode)
 {
@@ -72,18 +96,11 @@ static long do_openat(struct ua_task *t, long dfd, uint64_t upath, int flags,
 	else if (!strcmp(path, "/dev/zero"))
 		f.kind = LX_FD_ZERO;
 	if (f.kind == LX_FD_HOST) {
-		f.host = openat(hdfd, path, flags | O_CLOEXEC, mode);
-		if (f.host < 0)
-			return -errno;
-		/* Host descriptors 0-2 are the monitor's own. */
-		if (f.host < 3) {
-			int h = fcntl(f.host, F_DUPFD_CLOEXEC, 3);
+		long h = host_open(t, hdfd, path, flags, mode);
 
-			close(f.host);
-			if (h < 0)
-				return -errno;
-			f.host = h;
-		}
+		if (h < 0)
+			return h;
+		f.host = (int)h;
 	}
 	fd = ua__lx_fd_install(lx_proc(t), 0, f);
 	if (fd < 0 && f.kind == LX_FD_HOST)

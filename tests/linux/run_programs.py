@@ -117,7 +117,7 @@ def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False,
 # point and whose emulated time is dear: the cases no CPU feature
 # changes (processes made and exec'd, sockets) run on the host only.
 IN_VM = os.environ.get('UA_VM') == '1'
-HOST_ONLY_PROGS = ('prog_exec', 'prog_net')
+HOST_ONLY_PROGS = ('prog_exec', 'prog_net', 'prog_procfs')
 
 
 def mode_programs(uarun, progs):
@@ -130,6 +130,10 @@ def mode_programs(uarun, progs):
             continue
         if 'hostsig' in name:
             fails += host_signals(uarun, bks, name, p)
+            continue
+        if 'procfs' in name:
+            # Arguments for cmdline: one with a space, an empty one.
+            fails += compare(uarun, bks, name, [p, 'one arg', '', 'three'])
             continue
         fails += compare(uarun, bks, name, [p],
                          quiet='edges' in name or 'calls' in name,
