@@ -112,7 +112,8 @@ static void test_auxv(void)
 	}
 	/* The kernel may clear bits it does not trust, never add one. */
 	printf("/proc/self/auxv: AT_HWCAP within CPUID 1 EDX, with its FPU "
-	       "bit %d\n", !(hwcap & ~(uint64_t)d) && (hwcap & 1));
+	       "bit %d\n",
+	       !(hwcap & ~(uint64_t)d) && (hwcap & 1));
 	printf("/proc/self/auxv: whole entries %d, ends with AT_NULL %d, "
 	       "entries agreeing with getauxval %d, AT_PAGESZ and AT_ENTRY "
 	       "present %d\n",
