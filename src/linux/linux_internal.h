@@ -72,10 +72,10 @@ struct lx_timer {
 	struct timespec interval;
 };
 
-/* Per-task state of a loaded program. */
 /* Room for the auxiliary vector the loader gives (loader.c). */
 #define LX_AUXV_WORDS 48
 
+/* Per-task state of a loaded program. */
 struct lx_proc {
 	struct lx_file files[LX_NFDS];
 	uintptr_t brk_start, brk_cur, brk_mapped;
@@ -137,10 +137,12 @@ static inline int lx_nofile(const struct lx_proc *p)
 	return cur < LX_NFDS ? (int)cur : LX_NFDS;
 }
 
-/* loader.c */
-UA_HIDDEN struct lx_proc *ua__lx_proc_new(const char *execfn);
+/* procfs.c */
 UA_HIDDEN long ua__lx_procfs_open(struct ua_task *t, const char *path,
 				  int flags);
+
+/* loader.c */
+UA_HIDDEN struct lx_proc *ua__lx_proc_new(const char *execfn);
 UA_HIDDEN struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 				      const char *execfn, const char *exe,
 				      char *const argv[], char *const envp[],
@@ -174,6 +176,7 @@ UA_HIDDEN void ua__lx_rlimits_init(struct lx_proc *p);
 /* sys_fs.c: getname() of a guest path; a guest dirfd as the host's. */
 UA_HIDDEN long ua__lx_get_path(char *buf, uint64_t upath);
 UA_HIDDEN int ua__lx_host_dirfd(struct ua_task *t, long dfd, int *out);
+UA_HIDDEN long ua__lx_host_above_stdio(int h);
 
 /* sys_time.c */
 UA_HIDDEN void ua__lx_timer_stop(struct lx_proc *p);

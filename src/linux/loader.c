@@ -280,8 +280,9 @@ static size_t count_strings(char *const v[])
  * The kernel's AT_HWCAP for this machine (on x86, CPUID 1's EDX as the
  * kernel kept it).  The C library's getauxval() does not give it: glibc
  * on x86-64 answers AT_HWCAP with its own HWCAP_X86_64 bits
- * (init_cpu_features(), sysdeps/x86/cpu-features.c), so the host's vector is read as the kernel
- * wrote it.  getauxval()'s answer only if that cannot be read.
+ * (init_cpu_features(), sysdeps/x86/cpu-features.c), so the host's
+ * vector is read as the kernel wrote it.  getauxval()'s answer only if
+ * that cannot be read.
  */
 static uint64_t host_hwcap(void)
 {
@@ -311,8 +312,7 @@ static uint64_t host_hwcap(void)
  * first, the environment's right after them, the file name above both.
  */
 static void record_strings(struct lx_proc *p, uintptr_t args, uintptr_t envs,
-			   uintptr_t execfn, const uint64_t *auxv,
-			   size_t words)
+			   uintptr_t execfn, const uint64_t *auxv, size_t words)
 {
 	p->env_start = envs ? envs : execfn;
 	p->env_end = execfn;

@@ -120,17 +120,11 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e)
 static long read_only(int memfd)
 {
 	char self[32];
-	int fd, hi;
+	int fd;
 
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", memfd);
 	fd = open(self, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fd >= 3)
-		return fd;
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return hi < 0 ? -errno : hi;
+	return fd < 0 ? -errno : ua__lx_host_above_stdio(fd);
 }
 
 /*

@@ -53,27 +53,36 @@ int ua__lx_host_dirfd(struct ua_task *t, long dfd, int *out)
 }
 
 /*
+ * ua__lx_host_above_stdio(): h itself, or a close-on-exec duplicate of it
+ * at 3 or above and h closed: host descriptors 0-2 are the monitor's
+ * own.  -errno (and h closed) if there is none.
+ */
+long ua__lx_host_above_stdio(int h)
+{
+	int d;
+
+	if (h >= 3)
+		return h;
+	d = fcntl(h, F_DUPFD_CLOEXEC, 3);
+	close(h);
+	return d < 0 ? -errno : d;
+}
+
+/*
  * The host descriptor for path: the guest's own /proc entries first
- * (procfs.c), then the host's file.  Never 0-2, the monitor's own.
+ * (procfs.c), then the host's file.
  */
 static long host_open(struct ua_task *t, int hdfd, const char *path,
 		      int flags, int mode)
 {
 	long h = -ENOSYS;
-	int d;
 
 	if (!strncmp(path, "/proc/", 6))
 		h = ua__lx_procfs_open(t, path, flags);
 	if (h != -ENOSYS)
 		return h;
 	h = openat(hdfd, path, flags | O_CLOEXEC, mode);
-	if (h < 0)
-		return -errno;
-	if (h >= 3)
-		return h;
-	d = fcntl((int)h, F_DUPFD_CLOEXEC, 3);
-	close((int)h);
-	return d < 0 ? -errno : d;
+	return h < 0 ? -errno : ua__lx_host_above_stdio((int)h);
 }
 
 static long do_openat(struct ua_task *t, long dfd, uint64_t upath, int flags,

@@ -34,15 +34,11 @@ static long install(struct ua_task *t, int host, int type)
 		.flags = O_RDWR | (type & SOCK_NONBLOCK ? O_NONBLOCK : 0),
 		.cloexec = type & SOCK_CLOEXEC,
 	};
-	long fd;
+	long fd = ua__lx_host_above_stdio(host);
 
-	/* Host descriptors 0-2 are the monitor's own. */
-	if (f.host < 3) {
-		f.host = fcntl(host, F_DUPFD_CLOEXEC, 3);
-		close(host);
-		if (f.host < 0)
-			return -errno;
-	}
+	if (fd < 0)
+		return fd;
+	f.host = (int)fd;
 	fd = ua__lx_fd_install(lx_proc(t), 0, f);
 	if (fd < 0)
 		close(f.host);

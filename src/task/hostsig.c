@@ -23,6 +23,7 @@
  * its SA_RESTART decide, as under the kernel (table.c).
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <string.h>
@@ -192,7 +193,7 @@ static void *hs_thread(void *arg)
 
 	(void)arg;
 	atomic_store(&hs_up, 1);
-	syscall(SYS_futex, &hs_up, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	syscall(SYS_futex, &hs_up, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 	for (;;) {
 		if (read(hs_efd, &v, sizeof(v)) < 0 && errno != EINTR)
 			return NULL;
