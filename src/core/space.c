@@ -410,6 +410,25 @@ size_t ua__space_mapped(struct ua_space *sp)
 	return n;
 }
 
+/*
+ * A copy of sp's mappings, sorted, in *out (the caller frees it): their
+ * number, or 0 with *out NULL when there are none or no memory.
+ */
+size_t ua__space_maps_copy(struct ua_space *sp, struct ua_mapping **out)
+{
+	size_t n;
+
+	ua__space_lock(sp);
+	n = sp->nmaps;
+	*out = n ? malloc(n * sizeof(**out)) : NULL;
+	if (*out)
+		memcpy(*out, sp->maps, n * sizeof(**out));
+	else
+		n = 0;
+	ua__space_unlock(sp);
+	return n;
+}
+
 /* Is [lo, hi) covered by mappings without a hole? */
 static bool maps_cover(const struct ua_space *sp, uintptr_t lo, uintptr_t hi)
 {

@@ -76,6 +76,15 @@ struct lx_timer {
 #define LX_AUXV_WORDS 48
 
 /* Per-task state of a loaded program. */
+/* What a guest range was made from, for /proc/<pid>/maps (vma_names.c). */
+struct lx_vname {
+	uintptr_t start, end;
+	uint64_t off;         /* file offset of start */
+	uint64_t dev, ino;    /* the file's st_dev and st_ino */
+	char *path;           /* the file's absolute path; NULL: anonymous */
+	bool shared;          /* MAP_SHARED */
+};
+
 struct lx_proc {
 	struct lx_file files[LX_NFDS];
 	uintptr_t brk_start, brk_cur, brk_mapped;
@@ -95,9 +104,16 @@ struct lx_proc {
 	uintptr_t arg_start, arg_end, env_start, env_end;
 	uint64_t auxv[LX_AUXV_WORDS];
 	size_t auxv_words;        /* the AT_NULL pair included */
+	/* Ranges made from files or shared, sorted (vma_names.c). */
+	struct lx_vname *names;
+	size_t nnames, names_cap;
+	/* The monitor's own ranges /proc/<pid>/maps leaves out (procfs.c). */
+	uintptr_t patch_start, patch_end;
 };
 
 #define LX_CHUNK (64 << 10)
+/* The heap's reserve: the break may grow this far (sys_mm.c). */
+#define LX_BRK_MAX ((uintptr_t)256 << 20)
 
 typedef long (*lx_fn)(struct ua_task *t, struct ua_pt_regs *r);
 
@@ -140,6 +156,21 @@ static inline int lx_nofile(const struct lx_proc *p)
 /* procfs.c */
 UA_HIDDEN long ua__lx_procfs_open(struct ua_task *t, const char *path,
 				  int flags);
+/* proc_maps.c: the guest's /proc/<pid>/maps, written to fd. */
+UA_HIDDEN long ua__lx_put_maps(struct ua_task *t, int fd);
+/* readlink of the guest's own exe or fd/N: length, -errno, -ENOSYS. */
+UA_HIDDEN long ua__lx_procfs_readlink(struct ua_task *t, const char *path,
+				      char *out, size_t size);
+
+/* vma_names.c */
+UA_HIDDEN int ua__lx_names_punch(struct lx_proc *p, uintptr_t start,
+				 uintptr_t end);
+UA_HIDDEN int ua__lx_names_set(struct lx_proc *p, const struct lx_vname *v);
+UA_HIDDEN const struct lx_vname *ua__lx_name_at(const struct lx_proc *p,
+						uintptr_t addr);
+UA_HIDDEN void ua__lx_names_move(struct lx_proc *p, uintptr_t from,
+				 size_t len, uintptr_t to, size_t new_len);
+UA_HIDDEN void ua__lx_names_free(struct lx_proc *p);
 
 /* loader.c */
 UA_HIDDEN struct lx_proc *ua__lx_proc_new(const char *execfn);

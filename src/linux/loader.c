@@ -198,6 +198,42 @@ static int prot_of(uint32_t flags)
 	       (flags & PF_X ? PROT_EXEC : 0);
 }
 
+/*
+ * /proc/<pid>/maps names each segment's pages that come from the file
+ * after the file (binfmt_elf maps [page start, page_up(p_filesz end))
+ * of it; the rest of p_memsz is anonymous).  Best effort: a name that
+ * cannot be recorded leaves the range anonymous there.
+ */
+static void name_segments(struct ua_task *t, const struct elf_image *im,
+			  const char *path)
+{
+	struct lx_vname v = { 0 };
+	struct stat st;
+	char self[32], file[PATH_MAX];
+	ssize_t n;
+
+	if (!fstat(im->fd, &st)) {
+		v.dev = st.st_dev;
+		v.ino = st.st_ino;
+	}
+	/* The file opened, as the kernel's d_path() names it. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", im->fd);
+	n = readlink(self, file, sizeof(file) - 1);
+	file[n > 0 ? n : 0] = 0;
+	v.path = n > 0 ? file : (char *)path;
+	for (int i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *p = &im->ph[i];
+		uintptr_t at = p->p_vaddr + im->bias;
+
+		if (p->p_type != PT_LOAD || !p->p_filesz)
+			continue;
+		v.start = at & ~(uintptr_t)(ua__pagesz - 1);
+		v.end = ua__page_up(at + p->p_filesz);
+		v.off = p->p_offset - (at - v.start);
+		ua__lx_names_set(lx_proc(t), &v);
+	}
+}
+
 /* Map every PT_LOAD writable, fill it, then give each its protection. */
 static int map_segments(struct ua_task *t, struct elf_image *im,
 			const char *path, uintptr_t at)
@@ -249,6 +285,7 @@ static int map_segments(struct ua_task *t, struct elf_image *im,
 				    start,
 			    prot_of(p->p_flags));
 	}
+	name_segments(t, im, path);
 	return 0;
 }
 
@@ -433,6 +470,7 @@ void ua__lx_free(struct ua_task *t)
 		return;
 	ua__lx_timer_stop(p);
 	ua__lx_files_close(p);
+	ua__lx_names_free(p);
 	free(p->iobuf);
 	free(p);
 	t->lx = NULL;
@@ -608,12 +646,15 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 	if (!err && !ua_map(sp, (void *)area, UA_PATCH_AREA_SIZE, PROT_NONE))
 		err = refuse(&im, path, "no room after the program in the "
 				       "space", ENOMEM);
+	p->patch_start = area;
+	p->patch_end = area + UA_PATCH_AREA_SIZE;
 	if (!err)
 		err = ua__lx_brk_init(&tmp, area + UA_PATCH_AREA_SIZE);
 	if (!err && dyn)
 		err = map_interp(&tmp, &in, path);
 	if (err) {
 		ua_space_use(prev);
+		ua__lx_names_free(p);
 		free(p->iobuf);
 		free(p);
 		goto fail;
@@ -622,6 +663,7 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 	if (!t) {
 		err = -errno;
 		ua_space_use(prev);
+		ua__lx_names_free(p);
 		free(p->iobuf);
 		free(p);
 		goto fail;

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
  * The guest's own /proc entries.  The host's /proc/self is the monitor:
- * its command line is uarun's, its auxiliary vector the monitor's.  A
- * guest that opens /proc/self/cmdline, environ or auxv (or the same
- * under its own pid or /proc/thread-self) gets what the kernel would
- * show for it (fs/proc/base.c): the argument and environment strings
- * read from the space where the loader put them, and the auxiliary
- * vector the loader gave it.
+ * its command line is uarun's, its auxiliary vector and memory map the
+ * monitor's, its descriptors numbered as the monitor holds them.  A
+ * guest that opens /proc/self/cmdline, environ, auxv or maps (or the
+ * same under its own pid or /proc/thread-self) gets what the kernel
+ * would show for it (fs/proc/base.c, fs/proc/task_mmu.c): the argument
+ * and environment strings read from the space where the loader put
+ * them, the auxiliary vector the loader gave it, and the space's
+ * mappings named after what they were made from (vma_names.c).  exe and
+ * fd/N, read as links or opened, are the program's file and the
+ * guest's descriptor N.
  *
  * The content is taken when the file is opened and served from a
  * memory file opened read-only, where the kernel reads the
@@ -16,6 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,20 +29,33 @@
 
 #include "linux_internal.h"
 
-enum proc_entry { PROC_NONE, PROC_CMDLINE, PROC_ENVIRON, PROC_AUXV };
+enum proc_entry {
+	PROC_NONE,
+	PROC_CMDLINE,
+	PROC_ENVIRON,
+	PROC_AUXV,
+	PROC_MAPS,
+	PROC_EXE,
+	PROC_FD, /* fd/N */
+};
 
-/* The entry of this process that path names, or PROC_NONE. */
-static enum proc_entry own_entry(const char *path)
+/*
+ * The entry of this process that path names, or PROC_NONE; for fd/N,
+ * N in *fd.
+ */
+static enum proc_entry own_entry(const char *path, long *fd)
 {
 	static const char *const names[] = {
-		[PROC_CMDLINE] = "cmdline",
-		[PROC_ENVIRON] = "environ",
-		[PROC_AUXV] = "auxv",
+		[PROC_CMDLINE] = "cmdline", [PROC_ENVIRON] = "environ",
+		[PROC_AUXV] = "auxv",	    [PROC_MAPS] = "maps",
+		[PROC_EXE] = "exe",
 	};
 	const char *rest = path + 6; /* past "/proc/" */
 	char *end;
 	long pid;
 
+	if (strncmp(path, "/proc/", 6))
+		return PROC_NONE;
 	if (!strncmp(rest, "self/", 5)) {
 		rest += 5;
 	} else if (!strncmp(rest, "thread-self/", 12)) {
@@ -48,10 +66,13 @@ static enum proc_entry own_entry(const char *path)
 			return PROC_NONE;
 		rest = end + 1;
 	}
-	for (int e = PROC_CMDLINE; e <= PROC_AUXV; e++)
+	for (int e = PROC_CMDLINE; e <= PROC_EXE; e++)
 		if (!strcmp(rest, names[e]))
 			return (enum proc_entry)e;
-	return PROC_NONE;
+	if (strncmp(rest, "fd/", 3) || rest[3] < '0' || rest[3] > '9')
+		return PROC_NONE;
+	*fd = strtol(rest + 3, &end, 10);
+	return *end || *fd >= LX_NFDS ? PROC_NONE : PROC_FD;
 }
 
 /*
@@ -111,6 +132,8 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e)
 		return put_guest(t, fd, p->env_start, p->env_end, false);
 	case PROC_AUXV:
 		return write(fd, p->auxv, len) == (ssize_t)len ? 0 : -errno;
+	case PROC_MAPS:
+		return ua__lx_put_maps(t, fd);
 	default:
 		return -EINVAL;
 	}
@@ -128,6 +151,84 @@ static long read_only(int memfd)
 }
 
 /*
+ * The host path guest descriptor fd stands for (what the kernel's
+ * proc_fd_link() gives): its length, or -ENOENT for no such descriptor.
+ */
+static long fd_link(struct ua_task *t, long fd, char *out, size_t size)
+{
+	const struct lx_file *f = ua__lx_file(t, fd);
+	char self[32];
+	ssize_t n;
+
+	if (!f)
+		return -ENOENT;
+	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) {
+		n = snprintf(out, size, "%s",
+			     f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero");
+		return n < (ssize_t)size ? n : (ssize_t)size;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", f->host);
+	n = readlink(self, out, size);
+	return n < 0 ? -errno : n;
+}
+
+/*
+ * ua__lx_procfs_readlink(): the target of the guest's own exe or fd/N
+ * link at path into out (not terminated), its length, -errno, or
+ * -ENOSYS when path is not one of them.
+ */
+long ua__lx_procfs_readlink(struct ua_task *t, const char *path, char *out,
+			    size_t size)
+{
+	long fd;
+	size_t n;
+
+	switch (own_entry(path, &fd)) {
+	case PROC_EXE:
+		n = strlen(lx_proc(t)->execfn);
+		n = n < size ? n : size;
+		memcpy(out, lx_proc(t)->execfn, n);
+		return (long)n;
+	case PROC_FD:
+		return fd_link(t, fd, out, size);
+	case PROC_NONE:
+		return -ENOSYS;
+	default:
+		return -EINVAL; /* not a link */
+	}
+}
+
+/*
+ * Opening exe or fd/N opens the file they lead to afresh, as the
+ * kernel's links do (proc_exe_link(), proc_fd_link()): the host's file
+ * under the guest's flags.  The monitor's own devices are opened by
+ * their paths.
+ */
+static long reopen(struct ua_task *t, enum proc_entry e, long fd, int flags)
+{
+	char path[PATH_MAX];
+	long n, h;
+
+	if (e == PROC_EXE) {
+		snprintf(path, sizeof(path), "%s", lx_proc(t)->execfn);
+	} else {
+		const struct lx_file *f = ua__lx_file(t, fd);
+
+		if (!f)
+			return -ENOENT;
+		if (f->kind == LX_FD_HOST)
+			snprintf(path, sizeof(path), "/proc/self/fd/%d",
+				 f->host);
+		else if ((n = fd_link(t, fd, path, sizeof(path) - 1)) < 0)
+			return n;
+		else
+			path[n] = 0;
+	}
+	h = open(path, flags | O_CLOEXEC, 0);
+	return h < 0 ? -errno : ua__lx_host_above_stdio((int)h);
+}
+
+/*
  * ua__lx_procfs_open(): the host descriptor for the guest's own entry
  * at path, -errno, or -ENOSYS when path is not one of them.  The files
  * have no write method: a guest asking to write gets EACCES, what the
@@ -136,12 +237,14 @@ static long read_only(int memfd)
  */
 long ua__lx_procfs_open(struct ua_task *t, const char *path, int flags)
 {
-	enum proc_entry e = own_entry(path);
-	long err;
+	long fd, err;
+	enum proc_entry e = own_entry(path, &fd);
 	int memfd;
 
 	if (e == PROC_NONE)
 		return -ENOSYS;
+	if (e == PROC_EXE || e == PROC_FD)
+		return reopen(t, e, fd, flags);
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_CREAT))
 		return -EACCES;
 	if (flags & O_DIRECTORY)

@@ -782,6 +782,57 @@ static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
 	return (long)total;
 }
 
+/* An optional loff_t of the guest: read into *v, pointing *pv at it. */
+static long get_off(uint64_t uptr, loff_t *v, loff_t **pv)
+{
+	*pv = NULL;
+	if (!uptr)
+		return 0;
+	if (ua_copy_from_user(v, (void *)uptr, sizeof(*v)))
+		return -EFAULT;
+	*pv = v;
+	return 0;
+}
+
+/*
+ * copy_file_range(2): the host's, on the host descriptors; the offsets
+ * cross through the accessors before and after, as the kernel's
+ * copy_from_user()/copy_to_user() of them do.
+ */
+static long sys_copy_file_range(struct ua_task *t, struct ua_pt_regs *r)
+{
+	loff_t in_off, out_off, *pin, *pout;
+	int hin, hout;
+	long ret;
+
+	ret = get_off(ARG2(r), &in_off, &pin);
+	if (!ret)
+		ret = get_off(ARG4(r), &out_off, &pout);
+	if (ret)
+		return ret;
+	hin = ua__lx_host_fd_get(t, (int)ARG1(r));
+	if (hin < 0)
+		return hin;
+	hout = ua__lx_host_fd_get(t, (int)ARG3(r));
+	if (hout < 0) {
+		ua__lx_host_fd_put(t, (int)ARG1(r), hin);
+		return hout;
+	}
+	ret = copy_file_range(hin, pin, hout, pout, ARG5(r),
+			      (unsigned int)ARG6(r));
+	if (ret < 0)
+		ret = -errno;
+	ua__lx_host_fd_put(t, (int)ARG3(r), hout);
+	ua__lx_host_fd_put(t, (int)ARG1(r), hin);
+	if (ret >= 0 && pin &&
+	    ua_copy_to_user((void *)ARG2(r), &in_off, sizeof(in_off)))
+		return -EFAULT;
+	if (ret >= 0 && pout &&
+	    ua_copy_to_user((void *)ARG4(r), &out_off, sizeof(out_off)))
+		return -EFAULT;
+	return ret;
+}
+
 /*
  * A host descriptor for a call on guest descriptor fd: its own, or for a
  * monitor device one of the host's device node, which is what the
@@ -948,6 +999,8 @@ static const struct lx_call calls[] = {
 	{ SYS_select, "select", sys_select, "dpppp" },
 	{ SYS_pselect6, "pselect6", sys_pselect6, "dppppp" },
 	{ SYS_sendfile, "sendfile", sys_sendfile, "ffpu" },
+	{ SYS_copy_file_range, "copy_file_range", sys_copy_file_range,
+	  "fpfpux" },
 	{ SYS_fsync, "fsync", sys_fsync, "f" },
 	{ SYS_fdatasync, "fdatasync", sys_fdatasync, "f" },
 	{ SYS_syncfs, "syncfs", sys_syncfs, "f" },

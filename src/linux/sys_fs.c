@@ -243,16 +243,15 @@ static long do_readlinkat(struct ua_task *t, long dfd, uint64_t upath,
 		err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err)
 		return err;
-	/* The program's own file, not the monitor's. */
-	if (!strcmp(path, "/proc/self/exe")) {
-		if (!realpath(lx_proc(t)->execfn, out))
-			return -ENOENT;
-		n = (ssize_t)strlen(out);
-	} else {
+	/* The program's own file and descriptors, not the monitor's. */
+	n = ua__lx_procfs_readlink(t, path, out, sizeof(out));
+	if (n == -ENOSYS) {
 		n = readlinkat(hdfd, path, out, sizeof(out));
+		if (n < 0)
+			n = -errno;
 	}
 	if (n < 0)
-		return -errno;
+		return n;
 	if (n > size)
 		n = size;
 	if (ua_copy_to_user(ubuf, out, (size_t)n))

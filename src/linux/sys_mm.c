@@ -5,6 +5,8 @@
  * regular files: read through the monitor into fresh pages, which is what
  * MAP_PRIVATE shows a process that does not race writers of the file.
  */
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -12,7 +14,6 @@
 
 #include "linux_internal.h"
 
-#define LX_BRK_MAX ((uintptr_t)256 << 20)
 
 static bool page_aligned(uintptr_t a)
 {
@@ -100,6 +101,45 @@ static long do_map(struct ua_task *t, uintptr_t addr, size_t len, int prot,
 	return (long)(uintptr_t)p;
 }
 
+/*
+ * For /proc/<pid>/maps (vma_names.c): a new anonymous range drops what
+ * was recorded there; shared anonymous memory the kernel names
+ * "/dev/zero (deleted)" (shmem_zero_setup()), and shows it shared.
+ */
+static void name_anon(struct ua_task *t, uintptr_t addr, size_t len,
+		      bool shared)
+{
+	struct lx_vname v = { .start = addr, .end = addr + len,
+			      .shared = shared };
+
+	if (shared)
+		ua__lx_names_set(lx_proc(t), &v);
+	else
+		ua__lx_names_punch(lx_proc(t), addr, addr + len);
+}
+
+/* A range filled from host_fd: its file, as the host names it. */
+static void name_file(struct ua_task *t, uintptr_t addr, size_t len,
+		      int host_fd, const struct stat *st, off_t off,
+		      bool shared)
+{
+	struct lx_vname v = { .start = addr, .end = addr + len,
+			      .off = (uint64_t)off, .dev = st->st_dev,
+			      .ino = st->st_ino, .shared = shared };
+	char self[32], path[PATH_MAX];
+	ssize_t n;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", host_fd);
+	n = readlink(self, path, sizeof(path) - 1);
+	if (n <= 0) {
+		ua__lx_names_punch(lx_proc(t), addr, addr + len);
+		return;
+	}
+	path[n] = 0;
+	v.path = path;
+	ua__lx_names_set(lx_proc(t), &v);
+}
+
 static long sys_mmap(struct ua_task *t, struct ua_pt_regs *r)
 {
 	uintptr_t addr = ARG1(r);
@@ -142,8 +182,12 @@ static long sys_mmap(struct ua_task *t, struct ua_pt_regs *r)
 				return -ENODEV;
 		}
 	}
-	if (!f)
-		return do_map(t, addr, len, prot, flags);
+	if (!f) {
+		ret = do_map(t, addr, len, prot, flags);
+		if (ret >= 0)
+			name_anon(t, (uintptr_t)ret, len, type != MAP_PRIVATE);
+		return ret;
+	}
 	ret = do_map(t, addr, len, PROT_READ | PROT_WRITE, flags);
 	if (ret < 0)
 		return ret;
@@ -153,8 +197,12 @@ static long sys_mmap(struct ua_task *t, struct ua_pt_regs *r)
 
 	if (err) {
 		ua_unmap(t->sp, (void *)ret, len);
+		ua__lx_names_punch(lx_proc(t), (uintptr_t)ret,
+				   (uintptr_t)ret + len);
 		return err;
 	}
+	name_file(t, (uintptr_t)ret, len, f->host, &st, off,
+		  type != MAP_PRIVATE);
 	return ret;
 }
 
@@ -169,6 +217,7 @@ static long sys_munmap(struct ua_task *t, struct ua_pt_regs *r)
 	if (!in_space(t->sp, addr, len))
 		return -EINVAL;
 	ua__patch_forget(t, addr, len);
+	ua__lx_names_punch(lx_proc(t), addr, addr + len);
 	return ua_unmap(t->sp, (void *)addr, len);
 }
 
@@ -323,6 +372,8 @@ static long move_vma(struct ua_task *t, struct remap *rm)
 		ua_unmap(t->sp, (void *)dst, rm->new_len);
 		return err;
 	}
+	ua__lx_names_move(lx_proc(t), rm->addr, rm->old_len, dst,
+			  rm->new_len);
 	if (rm->flags & MREMAP_DONTUNMAP)
 		madvise((void *)rm->addr, rm->old_len, MADV_DONTNEED);
 	else

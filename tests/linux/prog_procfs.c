@@ -2,7 +2,9 @@
 /*
  * A program's own /proc entries: cmdline, environ and auxv under
  * /proc/self, /proc/<pid> and /proc/thread-self say what the program
- * was started with.  Run natively and under uarun (with arguments), the
+ * was started with; exe and fd/N lead to its file and descriptors; maps
+ * names its code, heap, stack and the files it maps, split and moved as
+ * the kernel splits and moves vmas.  Run natively and under uarun (with arguments), the
  * output must be the same; under uarun the host's files would name the
  * monitor.
  */
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -161,6 +164,147 @@ static void test_open_flags(void)
 		close(fd);
 }
 
+/* readlink(path) as a string ("" on error, with errno printed). */
+static const char *link_of(const char *path)
+{
+	static char buf[4096];
+	ssize_t n = readlink(path, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		snprintf(buf, sizeof(buf), "<%s>", strerror(errno));
+	else
+		buf[n] = 0;
+	return buf;
+}
+
+static void test_links(const char *argv0)
+{
+	char path[64], want[4096], got[16];
+	char *abs = realpath(argv0, NULL);
+	int fd = open("/etc/hostname", O_RDONLY), fd2;
+
+	printf("exe is the program: %d\n",
+	       abs && !strcmp(link_of("/proc/self/exe"), abs));
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)getpid());
+	printf("pid exe is the program: %d\n",
+	       abs && !strcmp(link_of(path), abs));
+	printf("thread-self exe is the program: %d\n",
+	       abs && !strcmp(link_of("/proc/thread-self/exe"), abs));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	printf("fd link: %s\n", link_of(path));
+	printf("bad fd link: %s\n", link_of("/proc/self/fd/999"));
+	printf("exe link of a file: %s\n", link_of("/proc/self/cmdline"));
+	/* Opening the link opens the file afresh: its own offset. */
+	if (read(fd, got, 2) != 2)
+		printf("read failed\n");
+	fd2 = open(path, O_RDONLY);
+	printf("reopened from the start: %d\n",
+	       fd2 >= 0 && read(fd2, want, 2) == 2 && !memcmp(want, got, 2));
+	close(fd2);
+	fd2 = open("/proc/self/exe", O_RDONLY);
+	printf("exe opens as ELF: %d\n", fd2 >= 0 && read(fd2, want, 4) == 4 &&
+						 !memcmp(want, "\177ELF", 4));
+	close(fd2);
+	close(fd);
+	free(abs);
+}
+
+/*
+ * The maps line holding addr: its permissions, offset and name (the
+ * addresses differ between runs and are left out), or "none", in out.
+ */
+struct map_line {
+	char s[4200];
+};
+
+static struct map_line map_of(const void *addr)
+{
+	struct map_line out;
+	size_t len;
+	char *maps = slurp("/proc/self/maps", &len), *line, *save;
+	uintptr_t a = (uintptr_t)addr;
+
+	snprintf(out.s, sizeof(out.s), "none");
+	if (!maps)
+		return out;
+	maps[len] = 0; /* slurp leaves room past the end */
+	for (line = strtok_r(maps, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		unsigned long lo, hi, off, ino;
+		char perms[8], dev[16];
+		int name = 0;
+
+		if (sscanf(line, "%lx-%lx %7s %lx %15s %lu %n", &lo, &hi, perms,
+			   &off, dev, &ino, &name) < 6 ||
+		    a < lo || a >= hi)
+			continue;
+		snprintf(out.s, sizeof(out.s), "%s %lx %s", perms, off,
+			 line + name);
+		/* A name starts at column 73 at the earliest. */
+		if (line[name] && name < 73)
+			snprintf(out.s, sizeof(out.s), "misaligned name");
+		break;
+	}
+	free(maps);
+	return out;
+}
+
+/* Does the maps line at addr name the file path? */
+static int named(const void *addr, const char *path)
+{
+	return strstr(map_of(addr).s, path) != NULL;
+}
+
+static void test_maps(const char *argv0)
+{
+	char tmpl[] = "/tmp/uaccess-maps-XXXXXX", page[4096], *abs;
+	int fd = mkstemp(tmpl), local = 0;
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p, *q, *m = malloc(100);
+
+	memset(page, 'x', sizeof(page));
+	for (int i = 0; i < 4; i++)
+		if (write(fd, page, sizeof(page)) != (ssize_t)sizeof(page))
+			printf("write failed\n");
+	abs = realpath(argv0, NULL);
+	printf("code is the program's: %d %.4s\n",
+	       abs && named((void *)test_maps, abs),
+	       map_of((void *)test_maps).s);
+	printf("stack: %s\n", map_of(&local).s);
+	/* glibc's malloc takes small blocks from the break ([heap]). */
+	printf("heap: %s\n", map_of(m).s);
+	/* Room of its own to move a page into: 8 pages, then the map. */
+	q = mmap(NULL, 11 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(q + 8 * pg, 3 * pg, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd,
+		 pg);
+	printf("file map: %d %.8s\n", named(p, tmpl), map_of(p + pg).s);
+	mprotect(p + pg, pg, PROT_NONE);
+	printf("split: %.6s | %.6s | %.6s, named %d %d %d\n", map_of(p).s,
+	       map_of(p + pg).s, map_of(p + 2 * pg).s, named(p, tmpl),
+	       named(p + pg, tmpl), named(p + 2 * pg, tmpl));
+	munmap(q, 8 * pg);
+	q = mremap(p + 2 * pg, pg, pg, MREMAP_MAYMOVE | MREMAP_FIXED,
+		   p - 4 * pg);
+	printf("moved: %.6s %d, old: %s\n", map_of(q).s, named(q, tmpl),
+	       map_of(p + 2 * pg).s);
+	munmap(p, 2 * pg);
+	/* The hole may be reused at once (musl's malloc does): no name. */
+	printf("unmapped: %d\n", named(p, tmpl));
+	munmap(q, pg);
+	q = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		 -1, 0);
+	printf("shared anonymous: %.4s %d\n", map_of(q).s,
+	       named(q, "/dev/zero (deleted)"));
+	q = mmap(q, pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	printf("replaced: %.4s %d\n", map_of(q).s, named(q, "/dev/zero"));
+	munmap(q, pg);
+	close(fd);
+	unlink(tmpl);
+	free(abs);
+	free(m);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -168,6 +312,8 @@ int main(int argc, char **argv, char **envp)
 	test_strings(argv, envp);
 	test_auxv();
 	test_open_flags();
+	test_links(argv[0]);
+	test_maps(argv[0]);
 	test_proctitle(argc, argv);
 	printf("done\n");
 	return 0;

@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: MIT
+/*
+ * /proc/<pid>/maps of a guest (procfs.c opens it): the space's mappings
+ * in the kernel's format (fs/proc/task_mmu.c show_map_vma()), one line
+ * per vma.  The space keeps ranges and protections; vma_names.c says
+ * which ranges come from which file.  Where the kernel would have one
+ * vma the space may hold several mappings (each mmap call is one), so
+ * neighbours are merged as vma_merge() would merge them: same
+ * protection, same file at contiguous offsets, or both anonymous.
+ *
+ * Left out, being the monitor's and not the program's: the patch
+ * trap's trampoline area after the program, the heap's unused reserve
+ * (PROT_NONE address space the break grows into) and the guard page
+ * below the initial stack.  There is no [vdso], [vvar] or [vsyscall]:
+ * the engine maps none (doc/uarun.md).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+/* One line: a range and what it is. */
+struct vma {
+	uintptr_t start, end;
+	int prot;
+	const struct lx_vname *name; /* NULL: private anonymous */
+	uint64_t off;
+	const char *label; /* [heap], [stack], or NULL */
+};
+
+/* The monitor's own ranges: not part of the program's map. */
+static bool hidden(const struct ua_task *t, const struct lx_proc *p,
+		   const struct ua_mapping *m)
+{
+	uintptr_t guard = (uintptr_t)t->stack - ua__pagesz;
+
+	if (m->start >= p->patch_start && m->end <= p->patch_end)
+		return true;
+	if (m->prot == PROT_NONE && p->brk_start && m->start >= p->brk_mapped &&
+	    m->end <= p->brk_start + LX_BRK_MAX)
+		return true;
+	return m->prot == PROT_NONE && m->start == guard &&
+	       m->end == guard + ua__pagesz;
+}
+
+static bool same_name(const struct vma *a, const struct vma *b)
+{
+	if (a->label != b->label)
+		return false;
+	if (!a->name || !b->name)
+		return a->name == b->name;
+	if (a->name->shared != b->name->shared ||
+	    a->name->dev != b->name->dev || a->name->ino != b->name->ino)
+		return false;
+	if (!a->name->path || !b->name->path)
+		return a->name->path == b->name->path;
+	return !strcmp(a->name->path, b->name->path) &&
+	       a->off + (a->end - a->start) == b->off;
+}
+
+static void print_name(FILE *f, const char *s)
+{
+	/* seq_file_path(..., "\n"): a newline in the name is escaped. */
+	for (; *s; s++) {
+		if (*s == '\n')
+			fputs("\\012", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void print_vma(FILE *f, const struct vma *v)
+{
+	const struct lx_vname *n = v->name;
+	bool shared = n && n->shared;
+	uint64_t dev = n && n->path ? n->dev : 0;
+	uint64_t ino = n && n->path ? n->ino : 0;
+	const char *name = v->label;
+	int len;
+
+	len = fprintf(f, "%08lx-%08lx %c%c%c%c %08llx %02x:%02x %llu ",
+		      (unsigned long)v->start, (unsigned long)v->end,
+		      v->prot & PROT_READ ? 'r' : '-',
+		      v->prot & PROT_WRITE ? 'w' : '-',
+		      v->prot & PROT_EXEC ? 'x' : '-', shared ? 's' : 'p',
+		      (unsigned long long)(n && n->path ? v->off : 0),
+		      major(dev), minor(dev), (unsigned long long)ino);
+	if (n && n->path)
+		name = n->path;
+	else if (shared)
+		name = "/dev/zero (deleted)";
+	if (name) {
+		/* seq_pad(): the name starts at column 73 at the earliest. */
+		fprintf(f, "%*s", len < 73 ? 73 - len : 0, "");
+		print_name(f, name);
+	}
+	fputc('\n', f);
+}
+
+/* What [a, end) of mapping m is, up to the next change of name. */
+static uintptr_t piece(const struct lx_proc *p, const struct ua_mapping *m,
+		       uintptr_t a, struct vma *v)
+{
+	uintptr_t end = m->end;
+
+	v->start = a;
+	v->prot = m->prot;
+	v->label = NULL;
+	v->name = ua__lx_name_at(p, a);
+	if (v->name) {
+		if (v->name->end < end)
+			end = v->name->end;
+		v->off = v->name->off + (a - v->name->start);
+	} else {
+		for (size_t i = 0; i < p->nnames; i++)
+			if (p->names[i].start > a && p->names[i].start < end)
+				end = p->names[i].start;
+		v->off = 0;
+		/* The heap's own vma: [start_brk, brk) rounded to pages. */
+		if (p->brk_start && a < p->brk_start && end > p->brk_start)
+			end = p->brk_start;
+		if (p->brk_start && a >= p->brk_start && a < p->brk_mapped) {
+			if (end > p->brk_mapped)
+				end = p->brk_mapped;
+			v->label = "[heap]";
+		}
+	}
+	v->end = end;
+	return end;
+}
+
+/*
+ * ua__lx_put_maps(): the guest's maps, written to fd.  0 or -errno.
+ */
+long ua__lx_put_maps(struct ua_task *t, int fd)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct ua_mapping *maps;
+	size_t n = ua__space_maps_copy(t->sp, &maps);
+	struct vma cur = { 0 }, v;
+	bool have = false;
+	char *text = NULL;
+	size_t len = 0;
+	long err = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f) {
+		free(maps);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (hidden(t, p, &maps[i]))
+			continue;
+		for (uintptr_t a = maps[i].start; a < maps[i].end;) {
+			a = piece(p, &maps[i], a, &v);
+			if (!v.name && !v.label && v.start <= p->arg_start &&
+			    p->arg_start < maps[i].end)
+				v.label = "[stack]";
+			if (have && cur.end == v.start && cur.prot == v.prot &&
+			    same_name(&cur, &v)) {
+				cur.end = v.end;
+				continue;
+			}
+			if (have)
+				print_vma(f, &cur);
+			cur = v;
+			have = true;
+		}
+	}
+	if (have)
+		print_vma(f, &cur);
+	free(maps);
+	if (fclose(f))
+		return -ENOMEM;
+	if (len && write(fd, text, len) != (ssize_t)len)
+		err = -errno;
+	free(text);
+	return err;
+}
