@@ -207,6 +207,8 @@ UA_HIDDEN int ua__space_prot_at(struct ua_space *sp, uintptr_t addr);
 UA_HIDDEN int ua__space_vma(struct ua_space *sp, uintptr_t addr,
 			    uintptr_t *start, uintptr_t *end);
 UA_HIDDEN size_t ua__space_mapped(struct ua_space *sp);
+UA_HIDDEN int ua__map_file(struct ua_space *sp, uintptr_t addr, size_t len,
+			  int prot, int flags, int host_fd, off_t off);
 UA_HIDDEN size_t ua__space_maps_copy(struct ua_space *sp,
 				 struct ua_mapping **out);
 

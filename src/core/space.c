@@ -346,6 +346,69 @@ void *ua_map(struct ua_space *sp, void *addr, size_t len, int prot)
 }
 
 /*
+ * ua__map_file(): map [off, off + len) of host_fd at addr in sp, the way
+ * ua_map() maps anonymous memory: flags MAP_PRIVATE (copy-on-write pages
+ * of the file, as the kernel gives a private file map) or MAP_SHARED (the
+ * page cache itself), with the backend's protection for the level now in
+ * force and the space's protection key.  addr must be free in sp (the
+ * caller unmaps first).  0 or -errno.
+ */
+int ua__map_file(struct ua_space *sp, uintptr_t addr, size_t len, int prot,
+		 int flags, int host_fd, off_t off)
+{
+	size_t i;
+	int err = 0, mprot;
+	void *p;
+
+	if (!sp || !len || (addr & (ua__pagesz - 1)) ||
+	    (prot & ~(PROT_READ | PROT_WRITE | PROT_EXEC)) ||
+	    addr < sp->base || addr > sp->limit || len > sp->limit - addr)
+		return -EINVAL;
+	len = ua__page_up(len);
+	ua__space_lock(sp);
+	i = maps_find(sp, addr);
+	if (i < sp->nmaps && sp->maps[i].start < addr + len) {
+		err = -EEXIST;
+		goto out;
+	}
+	err = maps_reserve(sp, 1);
+	if (err)
+		goto out;
+	/*
+	 * With the guest's protection first, so that the host checks the
+	 * descriptor's mode against it (a shared writable map of a
+	 * read-only file is EACCES, as the program's own mmap() would be):
+	 * a map made PROT_NONE would pass, and the backend could not make
+	 * it writable later.  Then the backend's protection.  NORESERVE:
+	 * the backend's switches would charge a private writable map each
+	 * time it became writable (see map_locked()).
+	 */
+	mprot = sp->ops->map_prot(sp, prot);
+	p = mmap((void *)addr, len, prot, flags | MAP_FIXED | MAP_NORESERVE,
+		 host_fd, off);
+	if (p == MAP_FAILED) {
+		err = -errno;
+		mmap((void *)addr, len, PROT_NONE, RESERVE_FLAGS | MAP_FIXED,
+		     -1, 0);
+		goto out;
+	}
+	if (mprot != prot && mprotect(p, len, mprot)) {
+		err = -errno;
+		mmap(p, len, PROT_NONE, RESERVE_FLAGS | MAP_FIXED, -1, 0);
+		goto out;
+	}
+	if (sp->pkey >= 0 && pkey_mprotect(p, len, mprot, sp->pkey)) {
+		err = -errno;
+		mmap(p, len, PROT_NONE, RESERVE_FLAGS | MAP_FIXED, -1, 0);
+		goto out;
+	}
+	maps_insert(sp, i, (struct ua_mapping){ addr, addr + len, prot });
+out:
+	ua__space_unlock(sp);
+	return err;
+}
+
+/*
  * The guest protection at addr (-1: not mapped), for the fault handler's
  * violation check; -2 when the calling thread holds a space lock, which a
  * signal handler must not take again.
@@ -493,6 +556,44 @@ int ua_unmap(struct ua_space *sp, void *addr, size_t len)
 	return err;
 }
 
+/* Give [lo, hi) back the host protection its mappings have now. */
+static void host_prot_restore(struct ua_space *sp, uintptr_t lo, uintptr_t hi)
+{
+	for (size_t i = maps_find(sp, lo); i < sp->nmaps; i++) {
+		const struct ua_mapping *m = &sp->maps[i];
+		uintptr_t a = m->start > lo ? m->start : lo;
+		uintptr_t b = m->end < hi ? m->end : hi;
+
+		if (a >= hi)
+			break;
+		if (a < b &&
+		    mprotect((void *)a, b - a, sp->ops->map_prot(sp, m->prot)))
+			abort(); /* only lowering what it was: cannot fail */
+	}
+}
+
+/*
+ * Would the host let the guest have prot on [a, a + len)?  A shared map
+ * of a file opened read-only may not become writable, a noexec mount's
+ * pages not executable (mm/mprotect.c: EACCES).  The backend may apply
+ * less than prot now (mprotect: nothing while the monitor runs), which
+ * the host would take, and refuse prot only at the switch back to guest
+ * code, with the state half changed: so ask it now, with prot itself,
+ * and put the host protection back.  0 or -errno.
+ */
+static int host_allows(struct ua_space *sp, uintptr_t a, size_t len, int prot)
+{
+	int err = 0;
+
+	if (sp->ops->map_prot(sp, prot) == prot ||
+	    !(prot & (PROT_WRITE | PROT_EXEC)))
+		return 0;
+	if (mprotect((void *)a, len, prot))
+		err = -errno;
+	host_prot_restore(sp, a, a + len);
+	return err;
+}
+
 int ua_mprotect(struct ua_space *sp, void *addr, size_t len, int prot)
 {
 	uintptr_t a = (uintptr_t)addr;
@@ -510,17 +611,25 @@ int ua_mprotect(struct ua_space *sp, void *addr, size_t len, int prot)
 	err = -ENOMEM;
 	if (!maps_cover(sp, a, a + len) || maps_reserve(sp, 2))
 		goto out;
+	err = host_allows(sp, a, len, prot);
+	if (err)
+		goto out;
+	/* The host first: what it refuses leaves the mappings as they were. */
+	host = sp->ops->map_prot(sp, prot);
+	if (sp->pkey >= 0)
+		err = pkey_mprotect(addr, len, host, sp->pkey) ? -errno : 0;
+	else
+		err = mprotect(addr, len, host) ? -errno : 0;
+	if (err) {
+		host_prot_restore(sp, a, a + len);
+		goto out;
+	}
 	/* Reserved first: removing and inserting cannot fail half-way. */
 	err = maps_remove(sp, a, a + len);
 	if (err)
 		goto out;
 	maps_insert(sp, maps_find(sp, a),
 		    (struct ua_mapping){ a, a + len, prot });
-	host = sp->ops->map_prot(sp, prot);
-	if (sp->pkey >= 0)
-		err = pkey_mprotect(addr, len, host, sp->pkey) ? -errno : 0;
-	else
-		err = mprotect(addr, len, host) ? -errno : 0;
 out:
 	ua__space_unlock(sp);
 	return err;

@@ -234,12 +234,64 @@ static void name_segments(struct ua_task *t, const struct elf_image *im,
 	}
 }
 
+/*
+ * Can each PT_LOAD be a map of the file, as binfmt_elf maps it?  Its
+ * offset and address must agree within a page, and no two segments may
+ * share a page (the copying loader below handles that layout).
+ */
+static bool file_mappable(const struct elf_image *im)
+{
+	uintptr_t prev_end = 0;
+
+	for (int i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *p = &im->ph[i];
+		uintptr_t start = p->p_vaddr & ~(uintptr_t)(ua__pagesz - 1);
+
+		if (p->p_type != PT_LOAD || !p->p_memsz)
+			continue;
+		if ((p->p_vaddr ^ p->p_offset) & (ua__pagesz - 1) ||
+		    start < prev_end)
+			return false;
+		prev_end = ua__page_up(p->p_vaddr + p->p_memsz);
+	}
+	return true;
+}
+
+/*
+ * One PT_LOAD as elf_map() and the bss set-up make it: the file's pages
+ * (copy-on-write, read as touched), the rest of the last file page
+ * zeroed (padzero()), anonymous zero pages for the rest of p_memsz.
+ * Writable until the caller gives it its protection.
+ */
+static int map_segment_file(struct ua_task *t, const struct elf_image *im,
+			    const Elf64_Phdr *p)
+{
+	uintptr_t at = p->p_vaddr + im->bias;
+	uintptr_t start = at & ~(uintptr_t)(ua__pagesz - 1);
+	uintptr_t fend = ua__page_up(at + p->p_filesz);
+	uintptr_t end = ua__page_up(at + p->p_memsz);
+	int rw = PROT_READ | PROT_WRITE;
+
+	if (fend > start &&
+	    ua__map_file(t->sp, start, fend - start, rw, MAP_PRIVATE, im->fd,
+			 (off_t)(p->p_offset - (at - start))))
+		return -1;
+	if (p->p_memsz > p->p_filesz && fend > at + p->p_filesz &&
+	    ua_clear_user((void *)(at + p->p_filesz),
+			  fend - (at + p->p_filesz)))
+		return -1;
+	if (end > fend && !ua_map(t->sp, (void *)fend, end - fend, rw))
+		return -1;
+	return 0;
+}
+
 /* Map every PT_LOAD writable, fill it, then give each its protection. */
 static int map_segments(struct ua_task *t, struct elf_image *im,
 			const char *path, uintptr_t at)
 {
 	struct ua_space *sp = t->sp;
 	uintptr_t mapped_to = 0;
+	bool by_file = file_mappable(im);
 
 	if (im->eh.e_type == ET_DYN) {
 		if (!at)
@@ -257,6 +309,12 @@ static int map_segments(struct ua_task *t, struct elf_image *im,
 
 		if (p->p_type != PT_LOAD || !p->p_memsz)
 			continue;
+		if (by_file) {
+			if (map_segment_file(t, im, p))
+				return refuse(im, path, "cannot map a segment",
+					      EIO);
+			continue;
+		}
 		start = (p->p_vaddr + im->bias) & ~(uintptr_t)(ua__pagesz - 1);
 		end = ua__page_up(p->p_vaddr + im->bias + p->p_memsz);
 		/* Segments may share a page with the previous one. */

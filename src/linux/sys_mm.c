@@ -177,9 +177,6 @@ static long sys_mmap(struct ua_task *t, struct ua_pt_regs *r)
 				return -errno;
 			if (!S_ISREG(st.st_mode))
 				return -ENODEV;
-			/* A shared writable map would need the page cache. */
-			if (type != MAP_PRIVATE && (prot & PROT_WRITE))
-				return -ENODEV;
 		}
 	}
 	if (!f) {
@@ -188,15 +185,22 @@ static long sys_mmap(struct ua_task *t, struct ua_pt_regs *r)
 			name_anon(t, (uintptr_t)ret, len, type != MAP_PRIVATE);
 		return ret;
 	}
-	ret = do_map(t, addr, len, PROT_READ | PROT_WRITE, flags);
+	/*
+	 * The place as for anonymous memory, then the host's own map of
+	 * the file there: copy-on-write pages of the page cache (private)
+	 * or the page cache itself (shared), read as the program touches
+	 * them, as the kernel maps files; the host checks the descriptor's
+	 * access mode against prot and type as the kernel would.
+	 */
+	ret = do_map(t, addr, len, PROT_NONE, flags);
 	if (ret < 0)
 		return ret;
-	size_t filesz = st.st_size > off ? (size_t)(st.st_size - off) : 0;
-	long err = ua__lx_map_file(t, (uintptr_t)ret, len, prot, f->host, off,
-				   filesz < len ? filesz : len);
+	ua_unmap(t->sp, (void *)ret, len);
+	long err = ua__map_file(t->sp, (uintptr_t)ret, len, prot,
+				type == MAP_PRIVATE ? MAP_PRIVATE : MAP_SHARED,
+				f->host, off);
 
 	if (err) {
-		ua_unmap(t->sp, (void *)ret, len);
 		ua__lx_names_punch(lx_proc(t), (uintptr_t)ret,
 				   (uintptr_t)ret + len);
 		return err;

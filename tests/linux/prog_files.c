@@ -25,6 +25,7 @@ static const char *err_name(int e)
 	case ENOTDIR: return "ENOTDIR";
 	case EISDIR: return "EISDIR";
 	case ESPIPE: return "ESPIPE";
+	case EACCES: return "EACCES";
 	}
 	return "other";
 }
@@ -94,6 +95,58 @@ static void dev_checks(void)
 	close(w);
 	close(n);
 	munmap(p, 8192);
+}
+
+/*
+ * File maps are the file's pages: a shared map's stores reach the file
+ * and a write() shows in the map; a private map's stores stay its own,
+ * and a later write() to a page it never stored to shows in it (it
+ * maps the page cache until a store copies the page).  A read-only
+ * descriptor refuses a shared writable map, at mmap() or mprotect()
+ * (EACCES).
+ */
+static void map_checks(int fd)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char page[8192] = { 0 }, buf[8];
+	char *sh, *pv;
+	int ro;
+
+	memcpy(page, "shared", 6);
+	memcpy(page + pg, "second", 6);
+	if (pwrite(fd, page, 2 * pg, 0) != 2 * pg)
+		printf("map: pwrite failed\n");
+	sh = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	pv = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+	if (sh == MAP_FAILED || pv == MAP_FAILED) {
+		printf("map: mmap failed %s\n", err_name(errno));
+		return;
+	}
+	memcpy(sh, "SHARED", 6);
+	memset(buf, 0, sizeof(buf));
+	printf("map shared store reaches the file: %zd '%s'\n",
+	       pread(fd, buf, 6, 0), buf);
+	printf("map private sees it before storing: '%.6s'\n", pv);
+	memcpy(pv, "mine", 4);
+	printf("map private store stays: '%.6s' file '%.6s'\n", pv, sh);
+	if (pwrite(fd, "SECOND", 6, pg) != 6)
+		printf("map: pwrite failed\n");
+	printf("map write shows: shared '%.6s' private '%.6s'\n", sh + pg,
+	       pv + pg);
+	munmap(sh, 2 * pg);
+	munmap(pv, 2 * pg);
+	ro = open("map.bin", O_RDONLY);
+	sh = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_SHARED, ro, 0);
+	printf("map shared writable of a read-only fd: %s\n",
+	       sh == MAP_FAILED ? err_name(errno) : "mapped");
+	/* Nor made writable afterwards; the map stays readable. */
+	sh = mmap(NULL, pg, PROT_READ, MAP_SHARED, ro, 0);
+	printf("mprotect it writable: %s, still reads '%.6s'\n",
+	       mprotect(sh, pg, PROT_READ | PROT_WRITE) ? err_name(errno) :
+							  "done",
+	       sh);
+	munmap(sh, pg);
+	close(ro);
 }
 
 int main(void)
@@ -172,6 +225,10 @@ int main(void)
 	printf("/dev/null: %zd %zd\n", write(fd, buf, 10), read(fd, buf, 10));
 	close(fd);
 	dev_checks();
+	fd = open("map.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	map_checks(fd);
+	close(fd);
+	printf("unlink map: %d\n", unlink("map.bin"));
 	printf("unlink: %d\n", unlink("sub/b.txt"));
 	r = unlink("sub/b.txt");
 	printf("unlink again: %d %s\n", r, err_name(errno));
