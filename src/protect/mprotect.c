@@ -53,17 +53,22 @@ static void __attribute__((noreturn)) apply_failed(void)
 }
 
 /*
- * One mprotect() per run of mappings that end up alike.  Runs that become
- * PROT_NONE may also span the unmapped gaps between mappings, which are
- * PROT_NONE reservations already: locking costs one call.
+ * One mprotect() per run of mappings that end up alike, and none for a
+ * run that the level in force already gives that protection (a
+ * read-only mapping is the same in guest mode and in a read window).
+ * Runs that become PROT_NONE may also span the unmapped gaps between
+ * mappings, which are PROT_NONE reservations already: locking costs one
+ * call.
  */
 static void apply(struct ua_space *sp, int level)
 {
+	int from = sp->mp_level;
 	size_t i = 0;
 
 	while (i < sp->nmaps) {
 		uintptr_t start = sp->maps[i].start, end = sp->maps[i].end;
 		int prot = level_prot(level, sp->maps[i].prot);
+		bool change = level_prot(from, sp->maps[i].prot) != prot;
 
 		for (i++; i < sp->nmaps; i++) {
 			const struct ua_mapping *m = &sp->maps[i];
@@ -71,9 +76,10 @@ static void apply(struct ua_space *sp, int level)
 			if (level_prot(level, m->prot) != prot ||
 			    (m->start != end && prot != PROT_NONE))
 				break;
+			change |= level_prot(from, m->prot) != prot;
 			end = m->end;
 		}
-		if (mprotect((void *)start, end - start, prot))
+		if (change && mprotect((void *)start, end - start, prot))
 			apply_failed();
 	}
 	sp->mp_level = level;
