@@ -465,4 +465,5 @@ __attribute__((constructor)) static void lx_table_init(void)
 	ua__lx_exec_init();
 	ua__lx_xattr_init();
 	ua__lx_socket_init();
+	ua__lx_epoll_init();
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -26,6 +27,8 @@ static const char *err_name(int e)
 	case EISDIR: return "EISDIR";
 	case ESPIPE: return "ESPIPE";
 	case EACCES: return "EACCES";
+	case EINVAL: return "EINVAL";
+	case EPERM: return "EPERM";
 	}
 	return "other";
 }
@@ -149,6 +152,55 @@ static void map_checks(int fd)
 	close(ro);
 }
 
+/*
+ * epoll over a pipe: nothing ready (timeout 0), the read end ready with
+ * the caller's data word once written, EPOLLOUT on the write end, the
+ * kernel's errors for a bad op, descriptor and event count, EPERM for
+ * /dev/null, and a closed descriptor leaving the set.
+ */
+static void epoll_checks(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 0x1122334455667788ull };
+	struct epoll_event out[4];
+	int ep = epoll_create1(EPOLL_CLOEXEC), p[2], nul, n;
+
+	if (ep < 0 || pipe(p)) {
+		printf("epoll: create failed %s\n", err_name(errno));
+		return;
+	}
+	printf("epoll add: %d\n", epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev));
+	n = epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
+	printf("epoll add again: %d %s\n", n, err_name(errno));
+	printf("epoll wait empty: %d\n", epoll_wait(ep, out, 4, 0));
+	if (write(p[1], "x", 1) != 1)
+		printf("epoll: write failed\n");
+	n = epoll_wait(ep, out, 4, 1000);
+	printf("epoll wait: %d events %x data %llx\n", n, out[0].events,
+	       (unsigned long long)out[0].data.u64);
+	ev = (struct epoll_event){ .events = EPOLLOUT, .data.fd = p[1] };
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[1], &ev);
+	ev.events = EPOLLIN | EPOLLOUT;
+	printf("epoll mod: %d\n", epoll_ctl(ep, EPOLL_CTL_MOD, p[1], &ev));
+	printf("epoll wait two: %d\n", epoll_wait(ep, out, 4, 0));
+	printf("epoll del: %d\n", epoll_ctl(ep, EPOLL_CTL_DEL, p[0], NULL));
+	n = epoll_wait(ep, out, 4, 0);
+	printf("epoll wait one: %d fd ok %d\n", n, out[0].data.fd == p[1]);
+	n = epoll_wait(ep, out, 0, 0);
+	printf("epoll wait 0 events: %d %s\n", n, err_name(errno));
+	n = epoll_ctl(ep, EPOLL_CTL_ADD, 99, &ev);
+	printf("epoll bad fd: %d %s\n", n, err_name(errno));
+	n = epoll_ctl(p[0], EPOLL_CTL_ADD, p[1], &ev);
+	printf("epoll not epoll: %d %s\n", n, err_name(errno));
+	nul = open("/dev/null", O_RDONLY);
+	n = epoll_ctl(ep, EPOLL_CTL_ADD, nul, &ev);
+	printf("epoll /dev/null: %d %s\n", n, err_name(errno));
+	close(nul);
+	close(p[1]);
+	printf("epoll after close: %d\n", epoll_wait(ep, out, 4, 0));
+	close(p[0]);
+	close(ep);
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -225,6 +277,7 @@ int main(void)
 	printf("/dev/null: %zd %zd\n", write(fd, buf, 10), read(fd, buf, 10));
 	close(fd);
 	dev_checks();
+	epoll_checks();
 	fd = open("map.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
 	map_checks(fd);
 	close(fd);
