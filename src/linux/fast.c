@@ -112,6 +112,11 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 	if (!p || p->trace_fd >= 0 || !t->sig || nr >= LX_NR_MAX ||
 	    ua__fast_sig_work_pending(t))
 		return UA_FAST_DECLINE;
+	/* A thread's id, and who a signal is for, are the full path's. */
+	if (ua_unlikely(lx_threaded(p)) &&
+	    (nr == SYS_gettid || nr == SYS_kill || nr == SYS_tgkill ||
+	     nr == SYS_tkill))
+		return UA_FAST_DECLINE;
 	switch (nr) {
 	case SYS_getpid:
 	case SYS_gettid:

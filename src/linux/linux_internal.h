@@ -85,11 +85,18 @@ struct lx_vname {
 	bool shared;          /* MAP_SHARED */
 };
 
+/* What is a thread's own in the linux layer (sys_thread.c). */
+struct lx_thread {
+	pid_t tid;                /* 0: the process's first, whose is its pid */
+	uint64_t clear_child_tid; /* set_tid_address(), CLONE_CHILD_CLEARTID */
+	bool thread_exit;         /* exit(), not exit_group() */
+	char *iobuf;              /* LX_CHUNK bytes between host and guest */
+};
+
 struct lx_proc {
 	struct lx_file files[LX_NFDS];
 	uintptr_t brk_start, brk_cur, brk_mapped;
 	uintptr_t mmap_hint;      /* top-down placement starts below this */
-	uint64_t clear_child_tid;
 	int trace_fd;             /* -1: off */
 	bool trace_pids;          /* several processes: lines say whose */
 	unsigned long counts[LX_NR_MAX];
@@ -99,7 +106,23 @@ struct lx_proc {
 	struct lx_rlimit rlim[LX_RLIM_NLIMITS];
 	struct lx_timer timer;
 	char execfn[4096];
-	char *iobuf;              /* LX_CHUNK bytes between host and guest */
+	/* The first thread's own (its task has no lx_thread). */
+	struct lx_thread first;
+	/*
+	 * The thread group (sys_thread.c), under tlock; empty until the
+	 * first clone of a thread.  big serialises the calls that change
+	 * the process's state while it has several threads (table.c).
+	 */
+	pthread_mutex_t tlock;
+	pthread_cond_t tcond;
+	struct ua_task **threads;
+	size_t threads_cap;
+	_Atomic size_t nthreads;
+	struct ua_task *leader;
+	bool group_exiting;
+	int group_status;
+	pthread_mutex_t big;
+	_Atomic pid_t big_owner;
 	/* The mm's arg and env strings and saved_auxv, for /proc (procfs.c). */
 	uintptr_t arg_start, arg_end, env_start, env_end;
 	uint64_t auxv[LX_AUXV_WORDS];
@@ -132,6 +155,23 @@ struct lx_call {
 static inline UA_FAST struct lx_proc *lx_proc(struct ua_task *t)
 {
 	return t->lx;
+}
+
+static inline UA_FAST struct lx_thread *lx_thr(struct ua_task *t)
+{
+	return t->lx_thread ? (struct lx_thread *)t->lx_thread :
+			      &lx_proc(t)->first;
+}
+
+static inline char *lx_iobuf(struct ua_task *t)
+{
+	return lx_thr(t)->iobuf;
+}
+
+/* Has the process more than one thread (some calls then lock)? */
+static inline UA_FAST bool lx_threaded(const struct lx_proc *p)
+{
+	return atomic_load_explicit(&p->nthreads, memory_order_relaxed) > 1;
 }
 
 /* Arguments in the Linux convention. */
@@ -201,6 +241,30 @@ UA_HIDDEN void ua__lx_host_fd_put(struct ua_task *t, long fd, int host);
 UA_HIDDEN int ua__lx_fd_install(struct lx_proc *p, int min,
 				struct lx_file f);
 
+/* sys_thread.c */
+UA_HIDDEN void ua__lx_thread_init(void);
+UA_HIDDEN void ua__lx_proc_threads_init(struct lx_proc *p);
+UA_HIDDEN void ua__lx_proc_threads_free(struct lx_proc *p);
+UA_HIDDEN long ua__lx_clone_thread(struct ua_task *t, struct ua_pt_regs *r,
+				   uint64_t flags, uintptr_t stack,
+				   uintptr_t parent_tid, uintptr_t child_tid,
+				   uintptr_t tls);
+/* The child of a fork by any thread: it is the only one, its pid its tid. */
+UA_HIDDEN void ua__lx_threads_after_fork(struct ua_task *t);
+/* The guest's id of t; the task of the guest's tid in t's process. */
+UA_HIDDEN pid_t ua__lx_tid(struct ua_task *t);
+UA_HIDDEN long ua__lx_signal_thread(struct ua_task *t, pid_t tid, int sig,
+				    const siginfo_t *info);
+UA_HIDDEN long ua__lx_signal_group(struct ua_task *t, int sig,
+				   const siginfo_t *info);
+/* The lock of lx_proc's big, noting its owner (table.c, sys_thread.c). */
+UA_HIDDEN void ua__lx_big_lock(struct lx_proc *p);
+UA_HIDDEN void ua__lx_big_unlock(struct lx_proc *p);
+
+/* sys_futex.c */
+UA_HIDDEN long ua__lx_futex_wake(uint64_t uaddr, int n);
+UA_HIDDEN void ua__lx_futex_after_fork(void);
+
 /* sys_proc.c */
 UA_HIDDEN void ua__lx_rlimits_init(struct lx_proc *p);
 
@@ -223,6 +287,12 @@ UA_HIDDEN void ua__lx_timer_reset(struct lx_proc *p);
  */
 UA_HIDDEN int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
 			  uint64_t also);
+/* The same, and woken as soon as *done is true (set under the task's
+ * signal lock, with its condition broadcast: ua__lx_wake_done()). */
+UA_HIDDEN int ua__lx_wait_done(struct ua_task *t,
+			       const struct timespec *deadline,
+			       const bool *done);
+UA_HIDDEN void ua__lx_wake_done(struct ua_task *t, bool *done);
 
 /* sys_mm.c */
 UA_HIDDEN long ua__lx_map_file(struct ua_task *t, uintptr_t addr,

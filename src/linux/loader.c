@@ -509,11 +509,12 @@ struct lx_proc *ua__lx_proc_new(const char *execfn)
 	if (!p)
 		return NULL;
 	p->trace_fd = -1;
-	p->iobuf = malloc(LX_CHUNK);
-	if (!p->iobuf) {
+	p->first.iobuf = malloc(LX_CHUNK);
+	if (!p->first.iobuf) {
 		free(p);
 		return NULL;
 	}
+	ua__lx_proc_threads_init(p);
 	ua__lx_files_init(p);
 	ua__lx_rlimits_init(p);
 	snprintf(p->execfn, sizeof(p->execfn), "%s", execfn);
@@ -529,7 +530,8 @@ void ua__lx_free(struct ua_task *t)
 	ua__lx_timer_stop(p);
 	ua__lx_files_close(p);
 	ua__lx_names_free(p);
-	free(p->iobuf);
+	ua__lx_proc_threads_free(p);
+	free(p->first.iobuf);
 	free(p);
 	t->lx = NULL;
 }
@@ -713,7 +715,8 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 	if (err) {
 		ua_space_use(prev);
 		ua__lx_names_free(p);
-		free(p->iobuf);
+		ua__lx_proc_threads_free(p);
+		free(p->first.iobuf);
 		free(p);
 		goto fail;
 	}
@@ -722,7 +725,8 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 		err = -errno;
 		ua_space_use(prev);
 		ua__lx_names_free(p);
-		free(p->iobuf);
+		ua__lx_proc_threads_free(p);
+		free(p->first.iobuf);
 		free(p);
 		goto fail;
 	}

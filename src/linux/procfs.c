@@ -83,7 +83,7 @@ static enum proc_entry own_entry(const char *path, long *fd)
 static long put_guest(struct ua_task *t, int fd, uintptr_t from, uintptr_t to,
 		      bool stop_at_nul)
 {
-	char *buf = lx_proc(t)->iobuf;
+	char *buf = lx_iobuf(t);
 
 	while (from < to) {
 		size_t want = to - from < LX_CHUNK ? to - from : LX_CHUNK;

@@ -594,8 +594,8 @@ static int start_image(struct ua_task *t, struct bprm *b)
 	sigset_t none, old;
 	int state, err, pdeath = 0;
 
-	if (p->clear_child_tid)
-		ua_put_user(0, (int *)p->clear_child_tid);
+	if (lx_thr(t)->clear_child_tid)
+		ua_put_user(0, (int *)lx_thr(t)->clear_child_tid);
 	err = write_state(t, b, &state);
 	if (err)
 		return err;

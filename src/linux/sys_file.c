@@ -120,7 +120,7 @@ static ssize_t host_rw(bool write, int fd, void *buf, size_t n,
 static long do_read(struct ua_task *t, struct lx_file *f,
 		    struct ua_iov_iter *it, off_t *pos)
 {
-	char *buf = lx_proc(t)->iobuf;
+	char *buf = lx_iobuf(t);
 	size_t total = 0;
 
 	if (dev_mode(f, false))
@@ -155,7 +155,7 @@ static long do_read(struct ua_task *t, struct lx_file *f,
 static long do_write(struct ua_task *t, struct lx_file *f,
 		     struct ua_iov_iter *it, off_t *pos)
 {
-	char *buf = lx_proc(t)->iobuf;
+	char *buf = lx_iobuf(t);
 	size_t total = 0;
 
 	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) {
@@ -736,7 +736,7 @@ static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
 	struct lx_file *out = ua__lx_file(t, (int)ARG1(r));
 	struct lx_file *in = ua__lx_file(t, (int)ARG2(r));
 	off_t off, *poff = NULL;
-	char *buf = lx_proc(t)->iobuf;
+	char *buf = lx_iobuf(t);
 	size_t count = ARG4(r), total = 0;
 
 	if (!out || !in)

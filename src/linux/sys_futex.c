@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * futex(2) for a process of one thread (kernel/futex/syscalls.c,
- * waitwake.c, core.c).  With no other thread there is never a waiter to
- * wake: a wake finds nobody after the kernel's checks, and a wait whose
- * value matches sleeps until its timeout or a signal, as nothing else
- * could wake it.  That is what a libc's once-initialisation and its
- * uncontended locks ask of futex in a single-threaded program.
+ * futex(2) on guest addresses (kernel/futex/syscalls.c, waitwake.c,
+ * requeue.c, core.c).  Like the kernel's, waiters queue in a hash of
+ * buckets by address, each with a lock: a wait reads the word under its
+ * bucket's lock and queues only if it still holds the expected value, and
+ * a wake (which comes after the waker changed the word) takes the same
+ * lock, so no wake-up is lost.  A waiter sleeps on its task's signal
+ * condition (ua__lx_wait_done()), so that a signal ends the wait as the
+ * kernel's would.  Keys are addresses in the one space of the process:
+ * a shared futex is not matched across processes (doc/uarun.md).
  */
 #include <linux/futex.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "linux_internal.h"
@@ -80,9 +85,90 @@ static long futex_deadline(int cmd, int op, const struct timespec *ts,
 	return 0;
 }
 
+struct waiter {
+	struct waiter *next, **pprev;
+	_Atomic uint64_t uaddr;
+	uint32_t bitset;
+	struct ua_task *t;
+	bool woken;
+};
+
+#define NBUCKETS 256
+
+static struct bucket {
+	pthread_mutex_t lock;
+	struct waiter *head;
+} buckets[NBUCKETS];
+
+static pthread_once_t buckets_once = PTHREAD_ONCE_INIT;
+
+static void buckets_init(void)
+{
+	for (size_t i = 0; i < NBUCKETS; i++) {
+		pthread_mutex_init(&buckets[i].lock, NULL);
+		buckets[i].head = NULL;
+	}
+}
+
+static struct bucket *bucket_of(uint64_t uaddr)
+{
+	uint64_t h = (uaddr >> 2) * 0x9e3779b97f4a7c15ull;
+
+	pthread_once(&buckets_once, buckets_init);
+	return &buckets[h >> 56];
+}
+
+/* In the child of a fork only the forking thread goes on: none waits. */
+void ua__lx_futex_after_fork(void)
+{
+	pthread_once(&buckets_once, buckets_init);
+	buckets_init();
+}
+
+static void link_waiter(struct bucket *b, struct waiter *w)
+{
+	w->next = b->head;
+	if (w->next)
+		w->next->pprev = &w->next;
+	w->pprev = &b->head;
+	b->head = w;
+}
+
+static void unlink_waiter(struct waiter *w)
+{
+	*w->pprev = w->next;
+	if (w->next)
+		w->next->pprev = w->pprev;
+	w->next = NULL;
+	w->pprev = NULL;
+}
+
+/* The bucket w is queued in, locked: a requeue may move it meanwhile. */
+static struct bucket *lock_waiter_bucket(struct waiter *w)
+{
+	for (;;) {
+		struct bucket *b = bucket_of(atomic_load(&w->uaddr));
+
+		pthread_mutex_lock(&b->lock);
+		if (b == bucket_of(atomic_load(&w->uaddr)))
+			return b;
+		pthread_mutex_unlock(&b->lock);
+	}
+}
+
 /*
- * futex_wait(): EAGAIN unless *uaddr is val, else sleep.  Only a signal
- * or the timeout can end the sleep.  The kernel's return for a signal is
+ * Wake w, with its bucket locked: once the waiter can lock the bucket
+ * again it no longer touches w (it is on the waiter's stack).
+ */
+static void wake_waiter(struct waiter *w)
+{
+	unlink_waiter(w);
+	ua__lx_wake_done(w->t, &w->woken);
+}
+
+/*
+ * futex_wait(): EAGAIN unless *uaddr is val, else sleep until a wake,
+ * a signal or the timeout.  The kernel's return for a signal is
  * ERESTARTSYS without a timeout (a handler with SA_RESTART waits again)
  * and a restart block with one (EINTR whenever a handler runs).  The
  * restart block becomes ERESTARTNOHAND here: the same EINTR with a
@@ -93,7 +179,73 @@ static long futex_wait(struct ua_task *t, uint64_t uaddr, bool shared,
 		       uint32_t val, const struct timespec *deadline,
 		       uint32_t bitset)
 {
+	struct waiter w = { .uaddr = uaddr, .bitset = bitset, .t = t };
+	struct bucket *b;
 	uint32_t cur;
+	long err;
+	int slept;
+
+	if (!bitset)
+		return -EINVAL;
+	err = futex_key(uaddr, shared);
+	if (err)
+		return err;
+	b = bucket_of(uaddr);
+	pthread_mutex_lock(&b->lock);
+	if (ua_get_user(cur, (const uint32_t *)uaddr)) {
+		pthread_mutex_unlock(&b->lock);
+		return -EFAULT;
+	}
+	if (cur != val) {
+		pthread_mutex_unlock(&b->lock);
+		return -EAGAIN;
+	}
+	link_waiter(b, &w);
+	pthread_mutex_unlock(&b->lock);
+	slept = ua__lx_wait_done(t, deadline, &w.woken);
+	b = lock_waiter_bucket(&w);
+	if (!w.woken)
+		unlink_waiter(&w);
+	pthread_mutex_unlock(&b->lock);
+	if (w.woken)
+		return 0;
+	if (slept)
+		return -ETIMEDOUT;
+	return deadline ? -ERESTARTNOHAND : -ERESTARTSYS;
+}
+
+/* Wake up to n waiters on uaddr whose bitset meets bitset. */
+static long wake_locked(struct bucket *b, uint64_t uaddr, int n,
+			uint32_t bitset)
+{
+	struct waiter *w = b->head, *next;
+	long woken = 0;
+
+	for (; w && woken < n; w = next) {
+		next = w->next;
+		if (atomic_load(&w->uaddr) != uaddr || !(w->bitset & bitset))
+			continue;
+		wake_waiter(w);
+		woken++;
+	}
+	return woken;
+}
+
+long ua__lx_futex_wake(uint64_t uaddr, int n)
+{
+	struct bucket *b = bucket_of(uaddr);
+	long ret;
+
+	pthread_mutex_lock(&b->lock);
+	ret = wake_locked(b, uaddr, n, FUTEX_BITSET_MATCH_ANY);
+	pthread_mutex_unlock(&b->lock);
+	return ret;
+}
+
+/* futex_wake(): the checks, then up to n waiters. */
+static long futex_wake(uint64_t uaddr, bool shared, int n, uint32_t bitset)
+{
+	struct bucket *b;
 	long err;
 
 	if (!bitset)
@@ -101,24 +253,97 @@ static long futex_wait(struct ua_task *t, uint64_t uaddr, bool shared,
 	err = futex_key(uaddr, shared);
 	if (err)
 		return err;
-	if (ua_get_user(cur, (const uint32_t *)uaddr))
-		return -EFAULT;
-	if (cur != val)
-		return -EAGAIN;
-	if (ua__lx_wait(t, deadline, 0))
-		return -ETIMEDOUT;
-	return deadline ? -ERESTARTNOHAND : -ERESTARTSYS;
+	/* futex_wake() counts after waking: 0 or less wakes one. */
+	if (n < 1)
+		n = 1;
+	b = bucket_of(uaddr);
+	pthread_mutex_lock(&b->lock);
+	err = wake_locked(b, uaddr, n, bitset);
+	pthread_mutex_unlock(&b->lock);
+	return err;
 }
 
-/* futex_wake(): the checks, then nobody to wake. */
-static long futex_wake(uint64_t uaddr, bool shared, uint32_t bitset)
+static void lock_two(struct bucket *a, struct bucket *b)
 {
-	long err;
+	if (a > b) {
+		struct bucket *x = a;
 
-	if (!bitset)
+		a = b;
+		b = x;
+	}
+	pthread_mutex_lock(&a->lock);
+	if (b != a)
+		pthread_mutex_lock(&b->lock);
+}
+
+static void unlock_two(struct bucket *a, struct bucket *b)
+{
+	pthread_mutex_unlock(&a->lock);
+	if (b != a)
+		pthread_mutex_unlock(&b->lock);
+}
+
+/*
+ * futex_requeue() without PI: wake up to nr_wake waiters on uaddr, move
+ * up to nr_requeue more to uaddr2; with cmp, only if *uaddr is still
+ * val3 (EAGAIN).  Returns how many were woken or moved.
+ */
+static long futex_requeue(uint64_t uaddr, uint64_t uaddr2, bool shared,
+			  int nr_wake, int nr_requeue, bool cmp, uint32_t val3)
+{
+	struct bucket *b1, *b2;
+	struct waiter *w, *next;
+	long done, err;
+	uint32_t cur;
+
+	if (nr_wake < 0 || nr_requeue < 0)
 		return -EINVAL;
 	err = futex_key(uaddr, shared);
-	return err ? err : 0;
+	if (!err)
+		err = futex_key(uaddr2, shared);
+	if (err)
+		return err;
+	b1 = bucket_of(uaddr);
+	b2 = bucket_of(uaddr2);
+	lock_two(b1, b2);
+	if (cmp && ua_get_user(cur, (const uint32_t *)uaddr)) {
+		done = -EFAULT;
+		goto out;
+	}
+	if (cmp && cur != val3) {
+		done = -EAGAIN;
+		goto out;
+	}
+	done = wake_locked(b1, uaddr, nr_wake, FUTEX_BITSET_MATCH_ANY);
+	for (w = b1->head; w && nr_requeue > 0; w = next) {
+		next = w->next;
+		if (atomic_load(&w->uaddr) != uaddr)
+			continue;
+		if (b1 != b2) {
+			unlink_waiter(w);
+			link_waiter(b2, w);
+		}
+		atomic_store(&w->uaddr, uaddr2);
+		nr_requeue--;
+		done++;
+	}
+out:
+	unlock_two(b1, b2);
+	return done;
+}
+
+static void say_unserved(int cmd)
+{
+	static bool said;
+	char msg[96];
+
+	if (said)
+		return;
+	said = true;
+	snprintf(msg, sizeof(msg),
+		 "uaccess: futex command %d (wake-op, PI) is not implemented: "
+		 "ENOSYS\n", cmd);
+	ua__write_str(2, msg);
 }
 
 static long sys_futex(struct ua_task *t, struct ua_pt_regs *r)
@@ -150,11 +375,19 @@ static long sys_futex(struct ua_task *t, struct ua_pt_regs *r)
 	case FUTEX_WAIT_BITSET:
 		return futex_wait(t, ARG1(r), shared, val, dl, val3);
 	case FUTEX_WAKE:
-		return futex_wake(ARG1(r), shared, FUTEX_BITSET_MATCH_ANY);
+		return futex_wake(ARG1(r), shared, (int)val,
+				  FUTEX_BITSET_MATCH_ANY);
 	case FUTEX_WAKE_BITSET:
-		return futex_wake(ARG1(r), shared, val3);
+		return futex_wake(ARG1(r), shared, (int)val, val3);
+	case FUTEX_REQUEUE:
+	case FUTEX_CMP_REQUEUE:
+		/* The fourth argument is then a count, not a time. */
+		return futex_requeue(ARG1(r), ARG5(r), shared, (int)val,
+				     (int)ARG4(r), cmd == FUTEX_CMP_REQUEUE,
+				     val3);
 	}
-	/* Requeue, wake-op and the PI calls are not served (yet). */
+	/* Wake-op and the PI calls are not served (yet). */
+	say_unserved(cmd);
 	return -ENOSYS;
 }
 

@@ -32,7 +32,7 @@ static bool in_space(const struct ua_space *sp, uintptr_t a, size_t len)
 long ua__lx_map_file(struct ua_task *t, uintptr_t addr, size_t len, int prot,
 		     int host_fd, off_t off, size_t filesz)
 {
-	char *buf = lx_proc(t)->iobuf;
+	char *buf = lx_iobuf(t);
 	size_t done = 0;
 
 	while (done < filesz) {
@@ -335,7 +335,7 @@ static uintptr_t new_area(struct ua_task *t, const struct remap *rm)
 static long copy_range(struct ua_task *t, uintptr_t dst, uintptr_t src,
 		       size_t len, int prot)
 {
-	char *buf = lx_proc(t)->iobuf;
+	char *buf = lx_iobuf(t);
 	bool unreadable = !(prot & PROT_READ);
 	long err = 0;
 

@@ -25,11 +25,6 @@
 #define ARCH_GET_FS 0x1003
 #define ARCH_GET_GS 0x1004
 
-static long sys_exit_group(struct ua_task *t, struct ua_pt_regs *r)
-{
-	ua__task_exit(t, (int)(ARG1(r) & 0xff) << 8);
-}
-
 static long sys_getpid(struct ua_task *t, struct ua_pt_regs *r)
 {
 	(void)t;
@@ -70,12 +65,6 @@ static long sys_getegid(struct ua_task *t, struct ua_pt_regs *r)
 	(void)t;
 	(void)r;
 	return getegid();
-}
-
-static long sys_set_tid_address(struct ua_task *t, struct ua_pt_regs *r)
-{
-	lx_proc(t)->clear_child_tid = ARG1(r);
-	return ua__monitor_pid();
 }
 
 static long sys_zero(struct ua_task *t, struct ua_pt_regs *r)
@@ -532,16 +521,12 @@ static long sys_setsid(struct ua_task *t, struct ua_pt_regs *r)
 }
 
 static const struct lx_call calls[] = {
-	{ SYS_exit, "exit", sys_exit_group, "d" },
-	{ SYS_exit_group, "exit_group", sys_exit_group, "d" },
 	{ SYS_getpid, "getpid", sys_getpid, "-" },
-	{ SYS_gettid, "gettid", sys_getpid, "-" },
 	{ SYS_getppid, "getppid", sys_getppid, "-" },
 	{ SYS_getuid, "getuid", sys_getuid, "-" },
 	{ SYS_geteuid, "geteuid", sys_geteuid, "-" },
 	{ SYS_getgid, "getgid", sys_getgid, "-" },
 	{ SYS_getegid, "getegid", sys_getegid, "-" },
-	{ SYS_set_tid_address, "set_tid_address", sys_set_tid_address, "p" },
 	{ SYS_set_robust_list, "set_robust_list", sys_zero, "pu" },
 	{ SYS_rseq, "rseq", sys_enosys, "pudx" },
 	{ SYS_prlimit64, "prlimit64", sys_prlimit64, "ddpp" },

@@ -8,7 +8,8 @@
  * monitor ends the way its guest ended (uarun's exit_like()), and the
  * SIGCHLD the host sends reaches the guest as a forwarded host signal.
  *
- * Not yet: threads (CLONE_THREAD), CLONE_VM sharing beyond vfork's wait
+ * Threads (CLONE_THREAD) are sys_thread.c's.
+ * Not yet: CLONE_VM sharing beyond vfork's wait
  * (the child's writes stay its own, so posix_spawn cannot hand back an
  * exec error through memory), pidfds, namespaces.
  */
@@ -53,10 +54,11 @@ static void child_side(struct ua_task *t, struct ua_pt_regs *r,
 
 	ua__sig_after_fork(t);
 	ua__lx_timer_reset(p);
+	ua__lx_threads_after_fork(t);
 	if (a->flags & CLONE_CHILD_SETTID)
 		ua_put_user((int)getpid(), (int *)a->child_tid);
 	if (a->flags & CLONE_CHILD_CLEARTID)
-		p->clear_child_tid = a->child_tid;
+		lx_thr(t)->clear_child_tid = a->child_tid;
 	if (a->stack)
 		r->rsp = a->stack;
 	if (a->flags & CLONE_SETTLS)
@@ -71,7 +73,7 @@ static void child_side(struct ua_task *t, struct ua_pt_regs *r,
 static long do_fork(struct ua_task *t, struct ua_pt_regs *r,
 		    const struct fork_args *a)
 {
-	bool vfork = a->flags & CLONE_VFORK;
+	bool vfork = a->flags & CLONE_VFORK, threaded;
 	int pfd[2] = { -1, -1 };
 	pid_t pid;
 	char c;
@@ -79,7 +81,13 @@ static long do_fork(struct ua_task *t, struct ua_pt_regs *r,
 	if (vfork && pipe2(pfd, O_CLOEXEC))
 		return -EAGAIN;
 	lx_proc(t)->trace_pids = true;
+	/* No other thread is inside a call that changes shared state. */
+	threaded = lx_threaded(lx_proc(t));
+	if (threaded)
+		ua__lx_big_lock(lx_proc(t));
 	pid = ua__task_fork(t);
+	if (threaded && pid != 0)
+		ua__lx_big_unlock(lx_proc(t));
 	if (pid < 0) {
 		if (vfork) {
 			close(pfd[0]);
@@ -114,6 +122,10 @@ static long clone_common(struct ua_task *t, struct ua_pt_regs *r,
 		return -EINVAL;
 	if ((a->flags & CLONE_SIGHAND) && !(a->flags & CLONE_VM))
 		return -EINVAL;
+	if (a->flags & CLONE_THREAD)
+		return ua__lx_clone_thread(t, r, a->flags, a->stack,
+					   a->parent_tid, a->child_tid,
+					   a->tls);
 	if (a->flags & ~(uint64_t)CLONE_FORK_OK ||
 	    ((a->flags & CLONE_VM) && !(a->flags & CLONE_VFORK))) {
 		say_once(&said, "uaccess: clone with CLONE_VM, CLONE_THREAD "

@@ -45,31 +45,73 @@ static long host_kill(long nr, long a1, long a2, long a3)
  * process group.  Groups (pid < -1) and -1 are the host's, which sends
  * the monitor its own share as a host signal.
  */
+/* What kill() and tgkill() tell the receiver about their sender. */
+static void sender_info(siginfo_t *info, int sig, int code)
+{
+	memset(info, 0, sizeof(*info));
+	info->si_signo = sig;
+	info->si_code = code;
+	info->si_pid = ua__monitor_pid();
+	info->si_uid = getuid();
+}
+
+/* A thread id of this process's, when it has several threads. */
+static bool own_thread(struct ua_task *t, pid_t tid)
+{
+	return lx_threaded(lx_proc(t)) &&
+	       ua__lx_signal_thread(t, tid, 0, NULL) == 0;
+}
+
 static long sys_kill(struct ua_task *t, struct ua_pt_regs *r)
 {
 	pid_t pid = (pid_t)ARG1(r);
+	siginfo_t info;
 
+	if ((pid == 0 || pid == ua__monitor_pid()) &&
+	    lx_threaded(lx_proc(t))) {
+		sender_info(&info, (int)ARG2(r), SI_USER);
+		return ua__lx_signal_group(t, (int)ARG2(r), &info);
+	}
 	if (pid == 0 || pid == ua__monitor_pid())
 		return ua__lx_call_ua(t, r, UA_NR_kill);
+	/* kill() of a thread's id is a signal to its process. */
+	if (own_thread(t, pid)) {
+		sender_info(&info, (int)ARG2(r), SI_USER);
+		return ua__lx_signal_group(t, (int)ARG2(r), &info);
+	}
 	return host_kill(SYS_kill, pid, (int)ARG2(r), 0);
 }
 
 static long sys_tgkill(struct ua_task *t, struct ua_pt_regs *r)
 {
 	pid_t tgid = (pid_t)ARG1(r);
+	siginfo_t info;
 
+	if (tgid == ua__monitor_pid() && lx_threaded(lx_proc(t))) {
+		if ((pid_t)ARG2(r) <= 0)
+			return -EINVAL;
+		sender_info(&info, (int)ARG3(r), SI_TKILL);
+		return ua__lx_signal_thread(t, (pid_t)ARG2(r), (int)ARG3(r),
+					    &info);
+	}
 	if (tgid <= 0 || tgid == ua__monitor_pid())
 		return ua__lx_call_ua(t, r, UA_NR_tgkill);
 	return host_kill(SYS_tgkill, tgid, (pid_t)ARG2(r), (int)ARG3(r));
 }
 
-/* tkill(tid, sig): the one thread of this process, or another's. */
+/* tkill(tid, sig): a thread of this process, or another's. */
 static long sys_tkill(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct ua_pt_regs tmp = *r;
+	siginfo_t info;
 
 	if ((pid_t)ARG1(r) <= 0)
 		return -EINVAL;
+	if (own_thread(t, (pid_t)ARG1(r))) {
+		sender_info(&info, (int)ARG2(r), SI_TKILL);
+		return ua__lx_signal_thread(t, (pid_t)ARG1(r), (int)ARG2(r),
+					    &info);
+	}
 	if ((pid_t)ARG1(r) != ua__monitor_pid())
 		return host_kill(SYS_tkill, (pid_t)ARG1(r), (int)ARG2(r), 0);
 	tmp.rdi = (uint64_t)ua__monitor_pid();
@@ -78,9 +120,48 @@ static long sys_tkill(struct ua_task *t, struct ua_pt_regs *r)
 	return ua__lx_call_ua(t, &tmp, UA_NR_tgkill);
 }
 
+/*
+ * The queueing calls within a process of several threads: the kernel's
+ * checks (a sender may not claim kill()'s or tgkill()'s codes), then
+ * the thread or the group.
+ */
+static long queue_threaded(struct ua_task *t, pid_t tid, int sig,
+			   uint64_t uinfo)
+{
+	siginfo_t info;
+
+	if (ua_copy_from_user(&info, (void *)uinfo, sizeof(info)))
+		return -EFAULT;
+	if ((info.si_code >= 0 || info.si_code == SI_TKILL) &&
+	    ua__lx_tid(t) != tid)
+		return -EPERM;
+	info.si_signo = sig;
+	return ua__lx_signal_thread(t, tid, sig, &info);
+}
+
+static long sys_rt_sigqueueinfo_lx(struct ua_task *t, struct ua_pt_regs *r)
+{
+	siginfo_t info;
+
+	if ((pid_t)ARG1(r) == ua__monitor_pid() && lx_threaded(lx_proc(t))) {
+		if (ua_copy_from_user(&info, (void *)ARG3(r), sizeof(info)))
+			return -EFAULT;
+		if ((info.si_code >= 0 || info.si_code == SI_TKILL) &&
+		    ua__lx_tid(t) != ua__monitor_pid())
+			return -EPERM;
+		info.si_signo = (int)ARG2(r);
+		return ua__lx_signal_group(t, (int)ARG2(r), &info);
+	}
+	return sys_rt_sigqueueinfo(t, r);
+}
+
 static long sys_rt_tgsigqueueinfo(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct ua_pt_regs tmp = *r;
+
+	if ((pid_t)ARG1(r) == ua__monitor_pid() && lx_threaded(lx_proc(t)))
+		return queue_threaded(t, (pid_t)ARG2(r), (int)ARG3(r),
+				      ARG4(r));
 
 	if ((pid_t)ARG1(r) != ua__monitor_pid())
 		return -ESRCH;
@@ -143,7 +224,7 @@ static const struct lx_call calls[] = {
 	{ SYS_rt_sigsuspend, "rt_sigsuspend", sys_rt_sigsuspend, "pu" },
 	{ SYS_rt_sigtimedwait, "rt_sigtimedwait", sys_rt_sigtimedwait,
 	  "pppu" },
-	{ SYS_rt_sigqueueinfo, "rt_sigqueueinfo", sys_rt_sigqueueinfo,
+	{ SYS_rt_sigqueueinfo, "rt_sigqueueinfo", sys_rt_sigqueueinfo_lx,
 	  "ddp" },
 	{ SYS_rt_tgsigqueueinfo, "rt_tgsigqueueinfo", sys_rt_tgsigqueueinfo,
 	  "dddp" },

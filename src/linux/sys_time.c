@@ -53,15 +53,15 @@ static bool ts_valid(const struct timespec *t)
 	return t->tv_sec >= 0 && (unsigned long)t->tv_nsec < NSEC;
 }
 
-/* ua__lx_wait(): see linux_internal.h. */
-int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
-		uint64_t also)
+static int wait_for(struct ua_task *t, const struct timespec *deadline,
+		    uint64_t also, const bool *done)
 {
 	struct ua_sigstate *s = sigstate(t);
 	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
-	while (!(atomic_load(&s->pending) & (~s->blocked | also))) {
+	while (!(atomic_load(&s->pending) & (~s->blocked | also)) &&
+	       !(done && *done)) {
 		struct timespec now, left, abs;
 
 		if (!deadline) {
@@ -81,6 +81,29 @@ int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
 	}
 	pthread_mutex_unlock(&s->lock);
 	return ret;
+}
+
+/* ua__lx_wait(): see linux_internal.h. */
+int ua__lx_wait(struct ua_task *t, const struct timespec *deadline,
+		uint64_t also)
+{
+	return wait_for(t, deadline, also, NULL);
+}
+
+int ua__lx_wait_done(struct ua_task *t, const struct timespec *deadline,
+		     const bool *done)
+{
+	return wait_for(t, deadline, 0, done);
+}
+
+void ua__lx_wake_done(struct ua_task *t, bool *done)
+{
+	struct ua_sigstate *s = sigstate(t);
+
+	pthread_mutex_lock(&s->lock);
+	*done = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
 }
 
 static long sys_clock_gettime(struct ua_task *t, struct ua_pt_regs *r)

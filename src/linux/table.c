@@ -265,6 +265,42 @@ static bool noreturn_call(int nr)
 }
 
 /*
+ * With several threads, calls run under the process's big lock (the
+ * kernel's locks of the mm, the descriptor table and the rest, taken
+ * whole), except those that may sleep for as long as another thread
+ * likes, and those that never come back.  These read the descriptor
+ * table unlocked: a descriptor closed meanwhile by another thread may
+ * be gone, or reused, under them (doc/uarun.md).
+ */
+static bool unlocked_call(int nr)
+{
+	switch (nr) {
+	case SYS_read: case SYS_write: case SYS_readv: case SYS_writev:
+	case SYS_pread64: case SYS_pwrite64: case SYS_preadv:
+	case SYS_pwritev: case SYS_preadv2: case SYS_pwritev2:
+	case SYS_sendfile: case SYS_splice: case SYS_tee:
+	case SYS_copy_file_range:
+	case SYS_recvfrom: case SYS_recvmsg: case SYS_recvmmsg:
+	case SYS_sendto: case SYS_sendmsg: case SYS_sendmmsg:
+	case SYS_accept: case SYS_accept4: case SYS_connect:
+	case SYS_futex: case SYS_nanosleep: case SYS_clock_nanosleep:
+	case SYS_wait4: case SYS_waitid: case SYS_poll: case SYS_ppoll:
+	case SYS_select: case SYS_pselect6: case SYS_epoll_wait:
+	case SYS_epoll_pwait: case SYS_epoll_pwait2:
+	case SYS_rt_sigsuspend: case SYS_pause: case SYS_rt_sigtimedwait:
+	case SYS_flock: case SYS_fcntl: case SYS_open: case SYS_openat:
+	case SYS_openat2: case SYS_creat: case SYS_ioctl:
+	case SYS_sched_yield: case SYS_fsync: case SYS_fdatasync:
+	case SYS_msync: case SYS_sync:
+	case SYS_exit: case SYS_exit_group: case SYS_rt_sigreturn:
+	case SYS_clone: case SYS_clone3: case SYS_fork: case SYS_vfork:
+	case SYS_gettid: case SYS_getpid:
+		return true;
+	}
+	return false;
+}
+
+/*
  * A host call made for the program came back EINTR: a forwarded host
  * signal interrupted it (hostsig.c installs its handler without
  * SA_RESTART so that it does).  The kernel would have returned its
@@ -345,7 +381,13 @@ long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 			tb_printf(&b, "<... %s resumed", c->name);
 		}
 	}
-	ret = c->fn(t, r);
+	if (ua_unlikely(lx_threaded(p)) && !unlocked_call(nr)) {
+		ua__lx_big_lock(p);
+		ret = c->fn(t, r);
+		ua__lx_big_unlock(p);
+	} else {
+		ret = c->fn(t, r);
+	}
 	if (ua_unlikely(ret == -EINTR))
 		ret = host_eintr(t, nr);
 	if (p->trace_fd >= 0 && !noreturn_call(nr)) {
@@ -466,4 +508,5 @@ __attribute__((constructor)) static void lx_table_init(void)
 	ua__lx_xattr_init();
 	ua__lx_socket_init();
 	ua__lx_epoll_init();
+	ua__lx_thread_init();
 }

@@ -64,6 +64,15 @@ struct ua_sigq {
 	siginfo_t info;
 };
 
+/*
+ * Dispositions, shared by the threads of a process (CLONE_SIGHAND: the
+ * kernel's struct sighand_struct).
+ */
+struct ua_sighand {
+	_Atomic int refs;
+	struct ua_ksigaction action[UA_NSIG + 1];
+};
+
 struct ua_sigstate {
 	/*
 	 * Two locks.  lock goes with cond: whoever sleeps or wakes a sleeper
@@ -77,7 +86,8 @@ struct ua_sigstate {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	_Atomic int qlock;
-	struct ua_ksigaction action[UA_NSIG + 1];
+	struct ua_ksigaction *action; /* sh->action */
+	struct ua_sighand *sh;
 	_Atomic uint64_t blocked; /* written by the task's thread only */
 	uint64_t saved_mask;   /* sigsuspend's mask to put back */
 	bool restore_mask;
@@ -190,6 +200,8 @@ static inline UA_FAST int ua__sas_ss_flags(const struct ua_sigstate *s,
 }
 
 /* state.c */
+/* A thread's task (ua__task_clone()): parent's dispositions and mask. */
+UA_HIDDEN void ua__sig_clone(struct ua_task *parent, struct ua_task *child);
 UA_HIDDEN int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 			   bool rt_may_fail);
 UA_HIDDEN int ua__sig_dequeue(struct ua_task *t, siginfo_t *info);

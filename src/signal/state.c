@@ -73,6 +73,13 @@ static int sig_create(struct ua_task *t)
 
 	if (!s)
 		return -ENOMEM;
+	s->sh = calloc(1, sizeof(*s->sh));
+	if (!s->sh) {
+		free(s);
+		return -ENOMEM;
+	}
+	s->sh->refs = 1;
+	s->action = s->sh->action;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
 	/* A fresh program image: no altstack ever set, raw flags 0 (the
@@ -80,6 +87,7 @@ static int sig_create(struct ua_task *t)
 	s->altstack.flags = 0;
 	t->sig = s;
 	if (registry_add(t)) {
+		free(s->sh);
 		free(s);
 		t->sig = NULL;
 		return -ENOMEM;
@@ -112,6 +120,30 @@ void ua__sig_after_fork(struct ua_task *t)
 	ua__timers_after_fork(t);
 }
 
+/*
+ * copy_process() for CLONE_THREAD: the dispositions are the process's,
+ * the mask the caller's, nothing pending, and with the memory shared the
+ * alternate stack is not inherited (sas_ss_reset()).
+ */
+void ua__sig_clone(struct ua_task *parent, struct ua_task *child)
+{
+	struct ua_sigstate *ps = parent->sig, *cs = child->sig;
+
+	if (!ps || !cs)
+		return;
+	if (atomic_fetch_sub(&cs->sh->refs, 1) == 1)
+		free(cs->sh);
+	atomic_fetch_add(&ps->sh->refs, 1);
+	cs->sh = ps->sh;
+	cs->action = ps->sh->action;
+	atomic_store(&cs->blocked, atomic_load(&ps->blocked));
+	cs->altstack.sp = 0;
+	cs->altstack.size = 0;
+	cs->altstack.flags = SS_DISABLE;
+	cs->mxcsr = ps->mxcsr;
+	cs->fcw = ps->fcw;
+}
+
 static void sig_destroy(struct ua_task *t)
 {
 	struct ua_sigstate *s = t->sig;
@@ -119,6 +151,8 @@ static void sig_destroy(struct ua_task *t)
 	registry_del(t);
 	if (!s)
 		return;
+	if (atomic_fetch_sub(&s->sh->refs, 1) == 1)
+		free(s->sh);
 	ua__timer_forget(t);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);

@@ -174,6 +174,51 @@ fail:
 	return NULL;
 }
 
+/*
+ * A thread of parent's process (clone with CLONE_VM | CLONE_THREAD): the
+ * caller sets its registers.  Trampolines and code ranges of the patch
+ * trap are the process's: the new task reads the parent's and never
+ * frees them (the parent outlives its threads: sys_thread.c).
+ */
+struct ua_task *ua__task_clone(struct ua_task *parent)
+{
+	struct ua_task *t = calloc(1, sizeof(*t));
+	int err = -ENOMEM;
+
+	if (!t)
+		goto fail;
+	t->sp = parent->sp;
+	t->frame_mode = parent->frame_mode;
+	t->trap = parent->trap;
+	t->tb.mode = parent->tb.mode;
+	t->own_fs = parent->own_fs;
+	t->tb.guest_fs = parent->tb.guest_fs;
+	t->hook = parent->hook;
+	t->hook_data = parent->hook_data;
+	t->tsc_off = parent->tsc_off;
+	t->patch = parent->patch;
+	t->patch_shared = true;
+	t->xsave_ctx = ua__xstate_alloc();
+	t->xsave_ret = ua__xstate_alloc();
+	if (!t->xsave_ctx || !t->xsave_ret)
+		goto free_t;
+	t->tid = atomic_fetch_add(&next_tid, 1);
+	t->regs = parent->regs;
+	if (ua__task_hooks && ua__task_hooks->create &&
+	    (err = ua__task_hooks->create(t)))
+		goto free_t;
+	atomic_fetch_add(&t->sp->tasks, 1);
+	return t;
+
+free_t:
+	free(t->xsave_ctx);
+	free(t->xsave_ret);
+	free(t);
+fail:
+	errno = -err;
+	return NULL;
+}
+
 void ua_task_destroy(struct ua_task *t)
 {
 	if (!t)
@@ -187,11 +232,14 @@ void ua_task_destroy(struct ua_task *t)
 	ua__host_sig_forget(t);
 	if (t->lx_free)
 		t->lx_free(t);
+	if (t->patch_shared)
+		t->patch = NULL;
 	ua__trap_free(t);
 	if (ua__task_hooks && ua__task_hooks->destroy)
 		ua__task_hooks->destroy(t);
-	ua_unmap(t->sp, (char *)t->stack - ua__pagesz,
-		 t->stack_size + ua__pagesz);
+	if (t->stack)
+		ua_unmap(t->sp, (char *)t->stack - ua__pagesz,
+			 t->stack_size + ua__pagesz);
 	atomic_fetch_sub(&t->sp->tasks, 1);
 	free(t->xsave_ctx);
 	free(t->xsave_ret);
@@ -213,7 +261,9 @@ void ua_task_destroy(struct ua_task *t)
 #ifdef UA_ASAN
 static void asan_enter(struct ua_task *t, void **fake)
 {
-	__sanitizer_start_switch_fiber(fake, t->stack, t->stack_size);
+	/* A thread's stack is the guest's own, where no C code runs. */
+	if (t->stack)
+		__sanitizer_start_switch_fiber(fake, t->stack, t->stack_size);
 }
 
 static void asan_leave(struct ua_task *t, void *fake)
@@ -221,6 +271,8 @@ static void asan_leave(struct ua_task *t, void *fake)
 	const void *bottom;
 	size_t size;
 
+	if (!t->stack)
+		return;
 	__sanitizer_finish_switch_fiber(fake, &bottom, &size);
 	__sanitizer_start_switch_fiber(&fake, bottom, size);
 	__sanitizer_finish_switch_fiber(fake, NULL, NULL);
@@ -397,6 +449,8 @@ _Noreturn void ua__task_exit(struct ua_task *t, int wstatus)
 	 */
 	if (ua_self.win_kind)
 		ua__protect_window_close(ua_self.win_kind);
+	if (t->lx_exit)
+		wstatus = t->lx_exit(t, wstatus);
 	t->status = wstatus;
 	ua__task_leave(t, wstatus);
 }

@@ -128,8 +128,17 @@ struct ua_task {
 	uint64_t saved_gs;       /* the thread's GS base before ua_task_run */
 	bool ppid_armed;	 /* ua__ppid_arm() succeeded for this run */
 	unsigned long nr_signals; /* handlers started, for statistics */
-	void *lx;                /* the linux layer's per-task state */
+	void *lx;                /* the linux layer's per-process state */
 	void (*lx_free)(struct ua_task *t);
+	/*
+	 * The linux layer's per-thread state, and its say on how the task
+	 * ends (a thread group's exit: src/linux/sys_thread.c): called by
+	 * ua__task_exit() in monitor mode, it returns the status to end with.
+	 */
+	void *lx_thread;
+	int (*lx_exit)(struct ua_task *t, int wstatus);
+	/* The patch trap's state is another task's (a thread's leader). */
+	bool patch_shared;
 	/*
 	 * Hosts with PKRU in XSAVE (ua__pkru_in_xstate): PKRU is user state
 	 * the kernel keeps per thread, so the guest has its own.  pkru is the
@@ -167,6 +176,12 @@ UA_HIDDEN int ua__trap_check(const struct ua_task_opts *opts, uint8_t *mode);
 UA_HIDDEN int ua__trap_run_begin(struct ua_task *t);
 UA_HIDDEN void ua__trap_run_end(struct ua_task *t);
 UA_HIDDEN int ua__trap_after_fork(struct ua_task *t, pid_t parent);
+/*
+ * A new task for a thread of parent's: same space and settings, no stack
+ * of its own (the caller's registers say where it runs), the parent's
+ * signal dispositions shared.  NULL with errno set.
+ */
+UA_HIDDEN struct ua_task *ua__task_clone(struct ua_task *parent);
 /* fork.c: a guest's fork; in the child only t goes on.  pid, 0, -errno. */
 UA_HIDDEN pid_t ua__task_fork(struct ua_task *t);
 UA_HIDDEN void ua__irq_after_fork(void);

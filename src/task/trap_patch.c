@@ -408,6 +408,13 @@ void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r)
 	/* Guest memory only: never the monitor's own text. */
 	if (r->rip < 2 || sys < t->sp->base || r->rip > t->sp->limit)
 		return;
+	/*
+	 * Another thread may be running the code, and the site table and
+	 * trampolines are the first thread's: no cross-modifying-code
+	 * protocol here yet, so a space with several tasks patches nothing.
+	 */
+	if (atomic_load(&t->sp->tasks) > 1)
+		return;
 	e = ua__rw_site_get(t, sys, r->orig_rax, &is_new);
 	if (!e)
 		return;

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Threads: clone with CLONE_VM | CLONE_THREAD, exit and exit_group, the
+ * thread ids and the thread-group rules of signals (kernel/fork.c,
+ * kernel/exit.c, kernel/signal.c).
+ *
+ * A thread is a task of its own (src/task/task.c ua__task_clone()) run
+ * by a host thread of its own, in the process's space: its registers,
+ * FS base, signal mask, pending signals and alternate stack are its
+ * own; the dispositions, the descriptors, the mappings and the rest of
+ * struct lx_proc are the process's.  Its id is its host thread's id,
+ * which no other process or thread on the host has; the first thread's
+ * is the process's pid, as under the kernel.
+ *
+ * How a process ends: exit() ends the calling thread (clearing and
+ * waking its CLONE_CHILD_CLEARTID word, as mm_release() does); a first
+ * thread that exits so waits for the others before its task ends, since
+ * its end is the process's.  exit_group() or a fatal signal in any
+ * thread ends them all with that status: the others get SIGKILL, which
+ * each takes at its next way back to guest code (or wake-up), and end
+ * with the group's status.  While a process has several threads the
+ * calls that change its shared state are serialised (table.c).
+ */
+#include <linux/sched.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+/* What glibc's and musl's pthread_create() pass, and what may go with. */
+#define THREAD_NEED                                                       \
+	(CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD)
+#define THREAD_OK                                                         \
+	(THREAD_NEED | CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID | \
+	 CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | CLONE_DETACHED)
+
+/* How long a group exit waits for threads stuck in a host call. */
+#define GROUP_EXIT_WAIT_NS 500000000L
+
+void ua__lx_proc_threads_init(struct lx_proc *p)
+{
+	pthread_mutex_init(&p->tlock, NULL);
+	pthread_cond_init(&p->tcond, NULL);
+	pthread_mutex_init(&p->big, NULL);
+	p->threads = NULL;
+	p->threads_cap = 0;
+	atomic_store(&p->nthreads, 0);
+	atomic_store(&p->big_owner, 0);
+	p->leader = NULL;
+	p->group_exiting = false;
+	p->group_status = 0;
+}
+
+void ua__lx_proc_threads_free(struct lx_proc *p)
+{
+	free(p->threads);
+	p->threads = NULL;
+}
+
+void ua__lx_big_lock(struct lx_proc *p)
+{
+	pthread_mutex_lock(&p->big);
+	atomic_store(&p->big_owner, gettid());
+}
+
+void ua__lx_big_unlock(struct lx_proc *p)
+{
+	atomic_store(&p->big_owner, 0);
+	pthread_mutex_unlock(&p->big);
+}
+
+pid_t ua__lx_tid(struct ua_task *t)
+{
+	pid_t tid = t->lx ? lx_thr(t)->tid : 0;
+
+	return tid ? tid : ua__monitor_pid();
+}
+
+static int group_add_locked(struct lx_proc *p, struct ua_task *t)
+{
+	if (p->nthreads == p->threads_cap) {
+		size_t cap = p->threads_cap ? p->threads_cap * 2 : 8;
+		struct ua_task **v = realloc(p->threads, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->threads = v;
+		p->threads_cap = cap;
+	}
+	p->threads[p->nthreads] = t;
+	atomic_fetch_add(&p->nthreads, 1);
+	return 0;
+}
+
+static void group_del_locked(struct lx_proc *p, struct ua_task *t)
+{
+	for (size_t i = 0; i < p->nthreads; i++) {
+		if (p->threads[i] != t)
+			continue;
+		p->threads[i] = p->threads[p->nthreads - 1];
+		atomic_fetch_sub(&p->nthreads, 1);
+		break;
+	}
+	pthread_cond_broadcast(&p->tcond);
+}
+
+static void sender_info(siginfo_t *info, int sig, int code)
+{
+	memset(info, 0, sizeof(*info));
+	info->si_signo = sig;
+	info->si_code = code;
+	info->si_pid = ua__monitor_pid();
+	info->si_uid = getuid();
+}
+
+/* zap_other_threads(): SIGKILL to every thread but t.  Under tlock. */
+static void kill_others_locked(struct lx_proc *p, struct ua_task *t)
+{
+	siginfo_t info;
+
+	sender_info(&info, SIGKILL, SI_KERNEL);
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i] != t)
+			ua__sig_send(p->threads[i], SIGKILL, &info, false);
+}
+
+/* The first thread's end is the process's: the others go first. */
+static void wait_alone_locked(struct lx_proc *p, bool bounded)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += GROUP_EXIT_WAIT_NS;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	while (p->nthreads > 1) {
+		if (!bounded) {
+			pthread_cond_wait(&p->tcond, &p->tlock);
+			if (p->group_exiting)
+				bounded = true;
+			continue;
+		}
+		if (pthread_cond_timedwait(&p->tcond, &p->tlock, &until))
+			break;
+	}
+}
+
+/*
+ * mm_release(): the CLONE_CHILD_CLEARTID word becomes 0 and one waiter
+ * on it wakes (pthread_join()).  A fault is ignored, as the kernel does.
+ */
+static void clear_child_tid(struct ua_task *t)
+{
+	struct lx_thread *th = lx_thr(t);
+	uint64_t addr = th->clear_child_tid;
+
+	if (!addr)
+		return;
+	th->clear_child_tid = 0;
+	if (!ua_put_user(0, (int *)addr))
+		ua__lx_futex_wake(addr, 1);
+}
+
+/*
+ * ua__task_exit()'s hook for every task of a process that has had
+ * threads: the status the task ends with.
+ */
+static int thread_exit(struct ua_task *t, int wstatus)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct lx_thread *th = lx_thr(t);
+
+	/* A call that ended the task under the big lock lets it go. */
+	if (atomic_load(&p->big_owner) == gettid())
+		ua__lx_big_unlock(p);
+	/* The others are told before the child-tid wake can let them on. */
+	pthread_mutex_lock(&p->tlock);
+	if (!th->thread_exit && !p->group_exiting) {
+		p->group_exiting = true;
+		p->group_status = wstatus;
+		kill_others_locked(p, t);
+	}
+	pthread_mutex_unlock(&p->tlock);
+	clear_child_tid(t);
+	pthread_mutex_lock(&p->tlock);
+	if (t == p->leader)
+		wait_alone_locked(p, p->group_exiting);
+	if (p->group_exiting)
+		wstatus = p->group_status;
+	pthread_mutex_unlock(&p->tlock);
+	return wstatus;
+}
+
+static void thread_free(struct ua_task *t)
+{
+	struct lx_thread *th = t->lx_thread;
+
+	if (th)
+		free(th->iobuf);
+	free(th);
+	t->lx_thread = NULL;
+	t->lx = NULL;
+}
+
+struct start {
+	struct ua_task *t;
+	sem_t ready, go;
+	bool abort;
+	sigset_t mask;
+};
+
+/*
+ * The host thread of a guest thread.  Its host signal mask is the
+ * creator's without what a trapped syscall or a fault must deliver (the
+ * creator may be inside a SIGSYS handler, with SIGSYS blocked).
+ */
+static void *thread_main(void *arg)
+{
+	struct start *st = arg;
+	struct ua_task *t = st->t;
+	struct lx_proc *p = lx_proc(t);
+	static const int need[] = { SIGSYS, SIGSEGV, SIGBUS, SIGILL,
+				    SIGFPE, SIGTRAP };
+	sigset_t mask = st->mask;
+	int status, irq = ua_interrupt_signal();
+	bool abort_run;
+
+	for (size_t i = 0; i < sizeof(need) / sizeof(need[0]); i++)
+		sigdelset(&mask, need[i]);
+	if (irq > 0)
+		sigdelset(&mask, irq);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	lx_thr(t)->tid = gettid();
+	t->tid = lx_thr(t)->tid;
+	sem_post(&st->ready);
+	while (sem_wait(&st->go) && errno == EINTR)
+		;
+	abort_run = st->abort;
+	/* The creator's st is gone after this. */
+	sem_post(&st->ready);
+	if (abort_run)
+		goto out;
+	status = ua_task_run(t);
+	if (status < 0)
+		ua__write_str(2, "uaccess: a guest thread could not run\n");
+out:
+	/* Gone from the group and destroyed at once: the first thread may
+	 * be waiting to end the process, and its space, as soon as it sees
+	 * the group smaller. */
+	pthread_mutex_lock(&p->tlock);
+	group_del_locked(p, t);
+	ua_task_destroy(t);
+	pthread_mutex_unlock(&p->tlock);
+	return NULL;
+}
+
+static void say_once(bool *said, const char *what)
+{
+	if (*said)
+		return;
+	*said = true;
+	ua__write_str(2, what);
+}
+
+static int check_flags(struct ua_task *t, uint64_t flags)
+{
+	static bool said_flags, said_rewrite;
+
+	if ((flags & THREAD_NEED) != THREAD_NEED || (flags & ~THREAD_OK)) {
+		say_once(&said_flags,
+			 "uaccess: clone of a thread that does not share "
+			 "files, fs, signal handlers and memory, or with "
+			 "namespaces: not supported (ENOSYS)\n");
+		return -ENOSYS;
+	}
+	if (t->tb.mode == UA_TRAP_REWRITE) {
+		say_once(&said_rewrite,
+			 "uaccess: threads under --trap=rewrite are not "
+			 "supported (ENOSYS): use the default trap or sud\n");
+		return -ENOSYS;
+	}
+	return 0;
+}
+
+/* The task and host thread of a new thread, started but held at go. */
+static struct ua_task *new_thread(struct ua_task *t, struct start *st)
+{
+	struct lx_thread *th = calloc(1, sizeof(*th));
+	struct ua_task *c = NULL;
+	pthread_attr_t attr;
+	pthread_t pt;
+
+	if (!th)
+		return NULL;
+	th->iobuf = malloc(LX_CHUNK);
+	if (th->iobuf)
+		c = ua__task_clone(t);
+	if (!c) {
+		free(th->iobuf);
+		free(th);
+		return NULL;
+	}
+	c->lx = t->lx;
+	c->lx_thread = th;
+	c->lx_free = thread_free;
+	c->lx_exit = thread_exit;
+	ua__sig_clone(t, c);
+	st->t = c;
+	pthread_sigmask(SIG_BLOCK, NULL, &st->mask);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&pt, &attr, thread_main, st)) {
+		pthread_attr_destroy(&attr);
+		ua_task_destroy(c);
+		return NULL;
+	}
+	pthread_attr_destroy(&attr);
+	while (sem_wait(&st->ready) && errno == EINTR)
+		;
+	return c;
+}
+
+long ua__lx_clone_thread(struct ua_task *t, struct ua_pt_regs *r,
+			 uint64_t flags, uintptr_t stack, uintptr_t parent_tid,
+			 uintptr_t child_tid, uintptr_t tls)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct start st = { 0 };
+	struct ua_task *c;
+	long err;
+	pid_t tid;
+
+	err = check_flags(t, flags);
+	if (err)
+		return err;
+	pthread_mutex_lock(&p->tlock);
+	/* The first clone makes the caller the group's first thread. */
+	if (!p->nthreads) {
+		p->leader = t;
+		t->lx_exit = thread_exit;
+		err = group_add_locked(p, t);
+	}
+	if (p->group_exiting)
+		err = -EAGAIN;
+	pthread_mutex_unlock(&p->tlock);
+	if (err)
+		return err;
+	sem_init(&st.ready, 0, 0);
+	sem_init(&st.go, 0, 0);
+	c = new_thread(t, &st);
+	if (!c) {
+		err = -EAGAIN;
+		goto out;
+	}
+	tid = lx_thr(c)->tid;
+	/* The child's registers: the caller's, returning 0 on its stack. */
+	c->regs = *r;
+	c->regs.rax = 0;
+	c->regs.orig_rax = (uint64_t)-1;
+	if (stack)
+		c->regs.rsp = stack;
+	if (flags & CLONE_SETTLS)
+		c->tb.guest_fs = tls;
+	if (flags & CLONE_CHILD_CLEARTID)
+		lx_thr(c)->clear_child_tid = child_tid;
+	/* copy_process() writes both before either side goes on. */
+	if (flags & CLONE_PARENT_SETTID)
+		ua_put_user((int)tid, (int *)parent_tid);
+	if (flags & CLONE_CHILD_SETTID)
+		ua_put_user((int)tid, (int *)child_tid);
+	pthread_mutex_lock(&p->tlock);
+	if (p->group_exiting || group_add_locked(p, c))
+		st.abort = true;
+	pthread_mutex_unlock(&p->tlock);
+	err = st.abort ? -EAGAIN : tid;
+	sem_post(&st.go);
+	while (sem_wait(&st.ready) && errno == EINTR)
+		;
+out:
+	sem_destroy(&st.ready);
+	sem_destroy(&st.go);
+	return err;
+}
+
+/* The child of a fork by any thread: it alone goes on, as the first. */
+void ua__lx_threads_after_fork(struct ua_task *t)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct lx_thread *th = lx_thr(t);
+
+	if (!p)
+		return;
+	ua__lx_futex_after_fork();
+	if (!atomic_load(&p->nthreads))
+		return;
+	/* Its own record becomes the first thread's; its tid is the pid. */
+	if (t->lx_thread) {
+		p->first.clear_child_tid = th->clear_child_tid;
+		p->first.thread_exit = false;
+		free(p->first.iobuf);
+		p->first.iobuf = th->iobuf;
+		free(th);
+		t->lx_thread = NULL;
+		t->lx_free = ua__lx_free;
+		t->patch_shared = false;
+	}
+	p->first.tid = 0;
+	free(p->threads);
+	ua__lx_proc_threads_init(p);
+	t->lx_exit = NULL;
+}
+
+/* The task of the guest's tid in t's process, or NULL.  Under tlock. */
+static struct ua_task *by_tid_locked(struct lx_proc *p, pid_t tid)
+{
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (ua__lx_tid(p->threads[i]) == tid)
+			return p->threads[i];
+	return NULL;
+}
+
+/* tgkill() and tkill() within the process that has several threads. */
+long ua__lx_signal_thread(struct ua_task *t, pid_t tid, int sig,
+			  const siginfo_t *info)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct ua_task *to;
+	long ret = 0;
+
+	if (sig < 0 || sig > UA_NSIG)
+		return -EINVAL;
+	pthread_mutex_lock(&p->tlock);
+	to = by_tid_locked(p, tid);
+	if (!to || ua__task_gone(to))
+		ret = -ESRCH;
+	else if (sig)
+		ret = ua__sig_send(to, sig, info, info->si_code < 0 &&
+						      info->si_code != SI_TKILL);
+	pthread_mutex_unlock(&p->tlock);
+	return ret;
+}
+
+static bool wants(struct ua_task *t, int sig)
+{
+	return !(atomic_load(&sigstate(t)->blocked) & SIGBIT(sig)) &&
+	       !lx_thr(t)->thread_exit && !ua__task_gone(t);
+}
+
+/*
+ * A signal for the whole process (kill(), rt_sigqueueinfo()): the
+ * kernel's complete_signal() picks the first thread if it does not block
+ * it, else one that does not; if every thread blocks it, it waits on the
+ * first (the kernel keeps it in a shared queue that any thread which
+ * unblocks it takes: here only the first thread does).
+ */
+long ua__lx_signal_group(struct ua_task *t, int sig, const siginfo_t *info)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct ua_task *to = NULL;
+	long ret = 0;
+
+	if (sig < 0 || sig > UA_NSIG)
+		return -EINVAL;
+	pthread_mutex_lock(&p->tlock);
+	if (p->leader && wants(p->leader, sig))
+		to = p->leader;
+	for (size_t i = 0; !to && i < p->nthreads; i++)
+		if (wants(p->threads[i], sig))
+			to = p->threads[i];
+	if (!to)
+		to = p->leader ? p->leader : t;
+	if (sig)
+		ret = ua__sig_send(to, sig, info, info->si_code < 0 &&
+						      info->si_code != SI_TKILL);
+	pthread_mutex_unlock(&p->tlock);
+	return ret;
+}
+
+/* exit(): the calling thread only (the process, if it is the only one). */
+static long sys_exit(struct ua_task *t, struct ua_pt_regs *r)
+{
+	lx_thr(t)->thread_exit = true;
+	ua__task_exit(t, (int)(ARG1(r) & 0xff) << 8);
+}
+
+static long sys_exit_group(struct ua_task *t, struct ua_pt_regs *r)
+{
+	lx_thr(t)->thread_exit = false;
+	ua__task_exit(t, (int)(ARG1(r) & 0xff) << 8);
+}
+
+static long sys_gettid(struct ua_task *t, struct ua_pt_regs *r)
+{
+	(void)r;
+	return ua__lx_tid(t);
+}
+
+static long sys_set_tid_address(struct ua_task *t, struct ua_pt_regs *r)
+{
+	lx_thr(t)->clear_child_tid = ARG1(r);
+	return ua__lx_tid(t);
+}
+
+static const struct lx_call calls[] = {
+	{ SYS_exit, "exit", sys_exit, "d" },
+	{ SYS_exit_group, "exit_group", sys_exit_group, "d" },
+	{ SYS_gettid, "gettid", sys_gettid, "-" },
+	{ SYS_set_tid_address, "set_tid_address", sys_set_tid_address, "p" },
+};
+
+void ua__lx_thread_init(void)
+{
+	LX_REGISTER(calls);
+}
