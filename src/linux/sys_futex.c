@@ -337,7 +337,9 @@ static void say_unserved(int cmd)
 	static bool said;
 	char msg[96];
 
-	if (said)
+	/* An unknown command is the kernel's quiet ENOSYS too. */
+	if (said || cmd < FUTEX_WAKE_OP || cmd > FUTEX_LOCK_PI2 ||
+	    cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_WAKE_BITSET)
 		return;
 	said = true;
 	snprintf(msg, sizeof(msg),
