@@ -786,6 +786,50 @@ def stats_sites(uarun, bb):
     return fails
 
 
+GO_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'go')
+
+
+def mode_go(uarun):
+    """Go's runtime (tests/linux/go): goroutines on several threads,
+    channels, timers, asynchronous preemption, signal.Notify for a SIGINT
+    the program sends itself and for one sent from here."""
+    go = shutil.which('go')
+    if not go:
+        print('go: skipped (no go toolchain: tools/install-deps installs '
+              'golang-go)')
+        return SKIP
+    bks = backends(uarun)
+    fails = 0
+    with tempfile.TemporaryDirectory() as d:
+        prog = os.path.join(d, 'gorun')
+        env = dict(os.environ, CGO_ENABLED='0', GOCACHE=os.path.join(d, 'c'),
+                   GOPATH=os.path.join(d, 'p'), GOFLAGS='-mod=mod',
+                   GO111MODULE='on', GOTOOLCHAIN='local')
+        r = subprocess.run([go, 'build', '-o', prog, '.'], cwd=GO_SRC,
+                           env=env, capture_output=True, text=True,
+                           timeout=600)
+        if r.returncode:
+            print('FAIL go build: %s' % r.stderr[-2000:])
+            return 1
+        fails += compare(uarun, bks, 'go', [prog], threads=True)
+        want_out, want_rc, _ = run_signalled([prog, 'wait'],
+                                             [signal.SIGINT])
+        tlist = [t for t in traps(uarun, [prog]) if t != 'rewrite']
+        for b, t in [(b, t) for t in tlist for b in bks]:
+            cmd = [uarun, '--protect=' + b, '--trap=' + t, prog, 'wait']
+            out, rc, err = run_signalled(cmd, [signal.SIGINT])
+            if out != want_out or rc != want_rc:
+                fails += 1
+                print('FAIL go SIGINT from outside [%s, %s]: native %s %r, '
+                      'uarun %s %r' % (b, t, end(want_rc), want_out,
+                                       end(rc), out))
+                print('  uarun stderr: %r' % err[-500:])
+            else:
+                print('ok   go SIGINT from outside [%s, %s]: %s' %
+                      (b, t, end(rc)))
+    return fails
+
+
 def main():
     uarun, mode, args = os.path.abspath(sys.argv[1]), sys.argv[2], \
         [os.path.abspath(a) for a in sys.argv[3:]]
@@ -803,6 +847,8 @@ def main():
         ret = mode_refuse(uarun)
     elif mode == 'trace':
         ret = mode_trace(uarun)
+    elif mode == 'go':
+        ret = mode_go(uarun)
     else:
         print('unknown mode ' + mode)
         return 2

@@ -1,0 +1,3 @@
+module uaccess.test/gorun
+
+go 1.19
