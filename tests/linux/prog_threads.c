@@ -6,10 +6,12 @@
  * a signal to the process taken by the one thread that does not block
  * it, pthread_cancel, join values; with an argument, how a thread ends
  * the process (segv: a fault; exit: exit() from a thread; mainexit: the
- * first thread leaves with pthread_exit()).
+ * first thread leaves with pthread_exit(); stress: futex handoffs).
  */
 #define _GNU_SOURCE
+#include <linux/futex.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -250,6 +252,55 @@ static void *late(void *arg)
 	return NULL;
 }
 
+/*
+ * The futex stress: 4 pairs of threads hand a word back and forth
+ * STRESS times each, waking each other with FUTEX_WAKE and sleeping in
+ * FUTEX_WAIT (8 threads x STRESS wake/wait pairs).  A lost wake-up hangs.
+ */
+#define STRESS 100000
+
+struct pair {
+	_Atomic int word;
+	int side;
+};
+
+static long futex(_Atomic int *w, int op, int val)
+{
+	return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
+}
+
+static void *handoff(void *arg)
+{
+	struct pair *p = (struct pair *)((uintptr_t)arg & ~(uintptr_t)1);
+	int mine = (int)((uintptr_t)arg & 1), theirs = !mine;
+	long waits = 0;
+
+	for (int i = 0; i < STRESS; i++) {
+		while (atomic_load(&p->word) != mine) {
+			futex(&p->word, FUTEX_WAIT_PRIVATE, theirs);
+			waits++;
+		}
+		atomic_store(&p->word, theirs);
+		futex(&p->word, FUTEX_WAKE_PRIVATE, 1);
+	}
+	return (void *)waits;
+}
+
+static void stress(void)
+{
+	static struct pair pairs[4] __attribute__((aligned(8)));
+	pthread_t t[8];
+
+	for (int i = 0; i < 8; i++)
+		pthread_create(&t[i], NULL, handoff,
+			       (void *)((uintptr_t)&pairs[i / 2] | (i & 1)));
+	for (int i = 0; i < 8; i++)
+		pthread_join(t[i], NULL);
+	printf("stress: 8 threads x %d handoffs, words %d %d %d %d\n",
+	       STRESS, pairs[0].word, pairs[1].word, pairs[2].word,
+	       pairs[3].word);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
@@ -263,6 +314,10 @@ int main(int argc, char **argv)
 	if (argc > 1 && !strcmp(argv[1], "exit")) {
 		pthread_create(&t, NULL, exits, NULL);
 		pthread_join(t, NULL);
+		return 0;
+	}
+	if (argc > 1 && !strcmp(argv[1], "stress")) {
+		stress();
 		return 0;
 	}
 	if (argc > 1 && !strcmp(argv[1], "mainexit")) {

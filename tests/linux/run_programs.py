@@ -87,7 +87,7 @@ THREADS_NO_REWRITE = 'threads under --trap=rewrite are not supported'
 
 
 def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False,
-            expect=None, threads=False):
+            expect=None, threads=False, frames=None, trap_list=None):
     """quiet: the program makes only calls the table has or numbers that
     are no syscall at all, so uarun must name none as not implemented.
     expect(trap, native): what uarun must print under a trap path whose
@@ -101,13 +101,13 @@ def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False,
         if ': skipped (' in line:
             print('skip %s: %s' % (name, line))
     failures = 0
-    tlist = traps(uarun, argv)
+    tlist = trap_list or traps(uarun, argv)
     if threads and 'rewrite' in tlist:
         # A documented refusal (doc/uarun.md, sys_thread.c).
         print('skip %s [rewrite]: %s' % (name, THREADS_NO_REWRITE))
         tlist = [t for t in tlist if t != 'rewrite']
     for b, f, t in [(b, f, t) for t in tlist
-                    for b in bks for f in FRAMES]:
+                    for b in bks for f in frames or FRAMES]:
         cmd = [uarun, '--protect=' + b, '--frames=' + f, '--trap=' + t] + \
             argv
         out, rc, err = run(cmd, stdin, cwd, env)
@@ -157,6 +157,15 @@ def mode_programs(uarun, progs):
             for how in ['segv', 'exit', 'mainexit']:
                 fails += compare(uarun, bks, name + ' ' + how, [p, how],
                                  threads=True)
+            # 8 threads x 10^5 futex wake/wait pairs: a lost wake-up
+            # hangs.  Once (every call traps, ~12x native under none;
+            # the backend is not what it checks).
+            if IN_VM:
+                print('skip %s stress: in the VM (run on the host)' % name)
+                continue
+            fails += compare(uarun, ['none'], name + ' stress',
+                             [p, 'stress'], threads=True, frames=['block'],
+                             trap_list=['patch'])
             continue
         if 'procfs' in name:
             # Arguments for cmdline: one with a space, an empty one.
