@@ -9,7 +9,6 @@
  * first thread leaves with pthread_exit(); stress: futex handoffs).
  */
 #define _GNU_SOURCE
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -20,6 +19,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* include/uapi/linux/futex.h, which musl's headers lack. */
+#define FUTEX_WAIT_PRIVATE 128
+#define FUTEX_WAKE_PRIVATE 129
 
 #define NTHREADS 4
 #define ROUNDS 20000

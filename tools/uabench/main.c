@@ -28,6 +28,7 @@ const struct bench_cmd *const bench_cmds[] = {
 	&bench_cmd_real_getppid,
 	&bench_cmd_real_signal1,
 	&bench_cmd_real_dd,
+	&bench_cmd_real_futex,
 	&bench_cmd_real_find,
 	&bench_cmd_real_tar,
 	&bench_cmd_real_sha256,

@@ -82,6 +82,10 @@ const struct bench_target bench_targets[] = {
 	{ "real_gzip",
 	  "busybox gzip -c of 20 MiB under uarun (default trap) vs native",
 	  ">= 0.98x native; sud informative", 0.98, NULL, false },
+	{ "real_futex",
+	  "futex wake/wait round trip between two threads under uarun "
+	  "(default trap) vs native",
+	  "reported (threads)", 0, NULL, false },
 	{ "real_spawn",
 	  "busybox sh loop of 200 external commands under uarun vs native",
 	  "reported (needs fork and exec)", 0, NULL, false },

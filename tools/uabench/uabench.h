@@ -130,6 +130,7 @@ extern const struct bench_cmd bench_cmd_compilers;
 extern const struct bench_cmd bench_cmd_real_getppid;
 extern const struct bench_cmd bench_cmd_real_signal1;
 extern const struct bench_cmd bench_cmd_real_dd;
+extern const struct bench_cmd bench_cmd_real_futex;
 extern const struct bench_cmd bench_cmd_real_find;
 extern const struct bench_cmd bench_cmd_real_tar;
 extern const struct bench_cmd bench_cmd_real_sha256;
