@@ -90,6 +90,7 @@ struct lx_thread {
 	pid_t tid;                /* 0: the process's first, whose is its pid */
 	uint64_t clear_child_tid; /* set_tid_address(), CLONE_CHILD_CLEARTID */
 	bool thread_exit;         /* exit(), not exit_group() */
+	uint64_t robust_list;     /* set_robust_list()'s head, or 0 */
 	char *iobuf;              /* LX_CHUNK bytes between host and guest */
 };
 
@@ -264,6 +265,8 @@ UA_HIDDEN void ua__lx_big_unlock(struct lx_proc *p);
 /* sys_futex.c */
 UA_HIDDEN long ua__lx_futex_wake(uint64_t uaddr, int n);
 UA_HIDDEN void ua__lx_futex_after_fork(void);
+UA_HIDDEN void ua__lx_futex_owner_died(uint64_t uaddr, pid_t tid, bool pi,
+				       bool pending);
 
 /* sys_proc.c */
 UA_HIDDEN void ua__lx_rlimits_init(struct lx_proc *p);

@@ -242,6 +242,41 @@ long ua__lx_futex_wake(uint64_t uaddr, int n)
 	return ret;
 }
 
+/*
+ * handle_futex_death() (kernel/futex/core.c): a robust futex whose owner
+ * died.  The kernel changes the word with cmpxchg; here the bucket's
+ * lock is held from the read to the wake instead, so that a waiter
+ * that set FUTEX_WAITERS is either woken here or finds the word changed
+ * when its wait compares it (and retries).
+ */
+void ua__lx_futex_owner_died(uint64_t uaddr, pid_t tid, bool pi,
+			     bool pending)
+{
+	struct bucket *b;
+	uint32_t uval, mval;
+
+	if (uaddr % sizeof(uint32_t) || futex_key(uaddr, false))
+		return;
+	b = bucket_of(uaddr);
+	pthread_mutex_lock(&b->lock);
+	if (ua_get_user(uval, (const uint32_t *)uaddr))
+		goto out;
+	/* An unlock in progress left the word 0: wake a waiter anyway. */
+	if (pending && !pi && !uval) {
+		wake_locked(b, uaddr, 1, FUTEX_BITSET_MATCH_ANY);
+		goto out;
+	}
+	if ((uval & FUTEX_TID_MASK) != (uint32_t)tid)
+		goto out;
+	mval = (uval & FUTEX_WAITERS) | FUTEX_OWNER_DIED;
+	if (ua_put_user(mval, (uint32_t *)uaddr))
+		goto out;
+	if (!pi && (uval & FUTEX_WAITERS))
+		wake_locked(b, uaddr, 1, FUTEX_BITSET_MATCH_ANY);
+out:
+	pthread_mutex_unlock(&b->lock);
+}
+
 /* futex_wake(): the checks, then up to n waiters. */
 static long futex_wake(uint64_t uaddr, bool shared, int n, uint32_t bitset)
 {

@@ -67,13 +67,6 @@ static long sys_getegid(struct ua_task *t, struct ua_pt_regs *r)
 	return getegid();
 }
 
-static long sys_zero(struct ua_task *t, struct ua_pt_regs *r)
-{
-	(void)t;
-	(void)r;
-	return 0;
-}
-
 static long sys_enosys(struct ua_task *t, struct ua_pt_regs *r)
 {
 	(void)t;
@@ -527,7 +520,6 @@ static const struct lx_call calls[] = {
 	{ SYS_geteuid, "geteuid", sys_geteuid, "-" },
 	{ SYS_getgid, "getgid", sys_getgid, "-" },
 	{ SYS_getegid, "getegid", sys_getegid, "-" },
-	{ SYS_set_robust_list, "set_robust_list", sys_zero, "pu" },
 	{ SYS_rseq, "rseq", sys_enosys, "pudx" },
 	{ SYS_prlimit64, "prlimit64", sys_prlimit64, "ddpp" },
 	{ SYS_getrlimit, "getrlimit", sys_getrlimit, "dp" },

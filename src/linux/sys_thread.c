@@ -22,8 +22,10 @@
  * calls that change its shared state are serialised (table.c).
  */
 #include <linux/sched.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -167,9 +169,54 @@ static void clear_child_tid(struct ua_task *t)
 		ua__lx_futex_wake(addr, 1);
 }
 
+/* include/uapi/linux/futex.h struct robust_list_head. */
+struct lx_robust_head {
+	uint64_t next;
+	int64_t futex_offset;
+	uint64_t list_op_pending;
+};
+
+#define ROBUST_LIST_LIMIT 2048
+
+/*
+ * exit_robust_list(): every robust mutex the thread still holds is
+ * marked FUTEX_OWNER_DIED and a waiter woken, the one it was taking or
+ * dropping (list_op_pending) too.  Entries carry the PI flag in bit 0.
+ * A list that faults or loops ends the walk, as with the kernel.
+ */
+static void exit_robust_list(struct ua_task *t)
+{
+	struct lx_thread *th = lx_thr(t);
+	uint64_t head = th->robust_list, entry, next, pending;
+	pid_t tid = ua__lx_tid(t);
+	struct lx_robust_head h;
+	unsigned int limit = ROBUST_LIST_LIMIT;
+
+	th->robust_list = 0;
+	if (!head || ua_copy_from_user(&h, (void *)head, sizeof(h)))
+		return;
+	entry = h.next;
+	pending = h.list_op_pending;
+	while ((entry & ~1ull) != head) {
+		if (ua_get_user(next, (const uint64_t *)(entry & ~1ull)))
+			return;
+		if ((entry & ~1ull) != (pending & ~1ull))
+			ua__lx_futex_owner_died((entry & ~1ull) +
+							(uint64_t)h.futex_offset,
+						tid, entry & 1, false);
+		entry = next;
+		if (!--limit)
+			break;
+	}
+	if (pending & ~1ull)
+		ua__lx_futex_owner_died((pending & ~1ull) +
+						(uint64_t)h.futex_offset,
+					tid, pending & 1, true);
+}
+
 /*
  * ua__task_exit()'s hook for every task of a process that has had
- * threads: the status the task ends with.
+ * threads or a robust list: the status the task ends with.
  */
 static int thread_exit(struct ua_task *t, int wstatus)
 {
@@ -179,6 +226,7 @@ static int thread_exit(struct ua_task *t, int wstatus)
 	/* A call that ended the task under the big lock lets it go. */
 	if (atomic_load(&p->big_owner) == gettid())
 		ua__lx_big_unlock(p);
+	exit_robust_list(t);
 	/* The others are told before the child-tid wake can let them on. */
 	pthread_mutex_lock(&p->tlock);
 	if (!th->thread_exit && !p->group_exiting) {
@@ -397,6 +445,8 @@ void ua__lx_threads_after_fork(struct ua_task *t)
 	if (!p)
 		return;
 	ua__lx_futex_after_fork();
+	/* copy_process(): a child starts with no robust list. */
+	th->robust_list = 0;
 	if (!atomic_load(&p->nthreads))
 		return;
 	/* Its own record becomes the first thread's; its tid is the pid. */
@@ -507,7 +557,51 @@ static long sys_set_tid_address(struct ua_task *t, struct ua_pt_regs *r)
 	return ua__lx_tid(t);
 }
 
+/* set_robust_list(): the head is the thread's, read when it exits. */
+static long sys_set_robust_list(struct ua_task *t, struct ua_pt_regs *r)
+{
+	if (ARG2(r) != sizeof(struct lx_robust_head))
+		return -EINVAL;
+	lx_thr(t)->robust_list = ARG1(r);
+	t->lx_exit = thread_exit;
+	return 0;
+}
+
+/*
+ * get_robust_list(pid, head_ptr, len_ptr): the caller's (pid 0) or a
+ * thread's of its process; another process's needs ptrace's rights,
+ * which the monitor does not grant (EPERM).
+ */
+static long sys_get_robust_list(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_proc *p = lx_proc(t);
+	pid_t pid = (pid_t)ARG1(r);
+	uint64_t head = 0;
+	struct ua_task *o;
+	long ret = 0;
+
+	if (!pid || pid == ua__lx_tid(t)) {
+		head = lx_thr(t)->robust_list;
+	} else {
+		pthread_mutex_lock(&p->tlock);
+		o = by_tid_locked(p, pid);
+		if (o)
+			head = lx_thr(o)->robust_list;
+		else
+			ret = kill(pid, 0) ? -ESRCH : -EPERM;
+		pthread_mutex_unlock(&p->tlock);
+		if (ret)
+			return ret;
+	}
+	if (ua_put_user(sizeof(struct lx_robust_head), (uint64_t *)ARG3(r)))
+		return -EFAULT;
+	return ua_put_user(head, (uint64_t *)ARG2(r)) ? -EFAULT : 0;
+}
+
 static const struct lx_call calls[] = {
+	{ SYS_set_robust_list, "set_robust_list", sys_set_robust_list, "pu" },
+	{ SYS_get_robust_list, "get_robust_list", sys_get_robust_list,
+	  "dpp" },
 	{ SYS_exit, "exit", sys_exit, "d" },
 	{ SYS_exit_group, "exit_group", sys_exit_group, "d" },
 	{ SYS_gettid, "gettid", sys_gettid, "-" },

@@ -4,11 +4,12 @@
  * must be the same bytes.  Mutexes and condition variables under
  * contention, a barrier, thread-local storage, thread ids, pthread_kill,
  * a signal to the process taken by the one thread that does not block
- * it, pthread_cancel, join values; with an argument, how a thread ends
+ * it, pthread_cancel, join values, a robust mutex whose owner died; with an argument, how a thread ends
  * the process (segv: a fault; exit: exit() from a thread; mainexit: the
  * first thread leaves with pthread_exit(); stress: futex handoffs).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
@@ -229,6 +230,34 @@ static void cancel(void)
 	printf("cancel: %s\n", ret == PTHREAD_CANCELED ? "canceled" : "?");
 }
 
+/* A thread that dies holding a robust mutex: the next locker is told. */
+static pthread_mutex_t robust;
+
+static void *die_holding(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&robust);
+	return NULL;
+}
+
+static void robust_mutex(void)
+{
+	pthread_mutexattr_t a;
+	pthread_t t;
+	int err;
+
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&robust, &a);
+	pthread_create(&t, NULL, die_holding, NULL);
+	pthread_join(t, NULL);
+	err = pthread_mutex_lock(&robust);
+	printf("robust: %s", err == EOWNERDEAD ? "EOWNERDEAD" : strerror(err));
+	if (err == EOWNERDEAD)
+		pthread_mutex_consistent(&robust);
+	printf(", unlock %d\n", pthread_mutex_unlock(&robust));
+}
+
 static void *fault(void *arg)
 {
 	(void)arg;
@@ -332,5 +361,6 @@ int main(int argc, char **argv)
 	barriers();
 	ids_and_signals();
 	cancel();
+	robust_mutex();
 	return 0;
 }
