@@ -315,6 +315,7 @@ UA_HIDDEN void ua__lx_exec_init(void);
 UA_HIDDEN void ua__lx_xattr_init(void);
 UA_HIDDEN void ua__lx_socket_init(void);
 UA_HIDDEN void ua__lx_epoll_init(void);
+UA_HIDDEN void ua__lx_hostfd_init(void);
 
 #define LX_REGISTER(calls) ua__lx_register((calls), sizeof(calls) / sizeof((calls)[0]))
 

@@ -46,18 +46,28 @@ struct lx_file *ua__lx_file(struct ua_task *t, long fd)
 	return &p->files[fd];
 }
 
-/* The lowest free descriptor >= min, or -EMFILE. */
+/*
+ * The lowest free descriptor >= min, or -EMFILE.  Calls that may sleep
+ * run outside the big lock of a process with threads (table.c), and an
+ * open or accept among them installs too: it takes the lock here.
+ */
 int ua__lx_fd_install(struct lx_proc *p, int min, struct lx_file f)
 {
-	int end = lx_nofile(p);
+	bool lock = lx_threaded(p) && atomic_load(&p->big_owner) != gettid();
+	int end = lx_nofile(p), ret = -EMFILE;
 
+	if (lock)
+		ua__lx_big_lock(p);
 	for (int i = min; i < end; i++) {
 		if (p->files[i].kind == LX_FD_FREE) {
 			p->files[i] = f;
-			return i;
+			ret = i;
+			break;
 		}
 	}
-	return -EMFILE;
+	if (lock)
+		ua__lx_big_unlock(p);
+	return ret;
 }
 
 static void file_release(struct lx_file *f)

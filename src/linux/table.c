@@ -509,4 +509,5 @@ __attribute__((constructor)) static void lx_table_init(void)
 	ua__lx_socket_init();
 	ua__lx_epoll_init();
 	ua__lx_thread_init();
+	ua__lx_hostfd_init();
 }

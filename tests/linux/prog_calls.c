@@ -19,7 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/timerfd.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -516,6 +520,64 @@ static void test_xattr(void)
 	unlink(path);
 }
 
+static char longname[300];
+
+/* eventfd, timerfd and memfd are the host's; mlock of the space. */
+static void test_hostfd(void)
+{
+	uint64_t v = 0;
+	struct itimerspec its = { .it_value = { 0, 20000000 } }, cur;
+	struct pollfd pf;
+	char buf[16] = "", *p;
+	long e, tf, m;
+
+	e = syscall(SYS_eventfd2, 3, EFD_CLOEXEC);
+	printf("eventfd2: %s, cloexec %d\n", e >= 0 ? "ok" : res(e),
+	       (fcntl((int)e, F_GETFD) & FD_CLOEXEC) != 0);
+	write((int)e, &(uint64_t){ 4 }, 8);
+	printf("eventfd read: %s", res(read((int)e, &v, 8)));
+	printf(" %llu\n", (unsigned long long)v);
+	printf("eventfd2 bad flags: %s\n",
+	       res(syscall(SYS_eventfd2, 0, 0x1234)));
+	tf = syscall(SYS_timerfd_create, CLOCK_MONOTONIC, 0);
+	printf("timerfd_create: %s\n", tf >= 0 ? "ok" : res(tf));
+	printf("timerfd_settime: %s\n",
+	       res(syscall(SYS_timerfd_settime, tf, 0, &its, NULL)));
+	syscall(SYS_timerfd_gettime, tf, &cur);
+	printf("timerfd armed: %d\n",
+	       cur.it_value.tv_sec == 0 && cur.it_value.tv_nsec > 0);
+	pf = (struct pollfd){ .fd = (int)tf, .events = POLLIN };
+	printf("timerfd poll: %s\n", res(poll(&pf, 1, 5000)));
+	printf("timerfd read: %s", res(read((int)tf, &v, 8)));
+	printf(" %llu\n", (unsigned long long)v);
+	printf("timerfd_gettime of an eventfd: %s\n",
+	       res(syscall(SYS_timerfd_gettime, e, &cur)));
+	printf("timerfd_settime bad fd: %s\n",
+	       res(syscall(SYS_timerfd_settime, 999, 0, &its, NULL)));
+	m = syscall(SYS_memfd_create, "prog_calls", 1 /* MFD_CLOEXEC */);
+	ftruncate((int)m, 8192);
+	p = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, (int)m, 0);
+	strcpy(p, "in the memfd");
+	pread((int)m, buf, 12, 0);
+	printf("memfd_create: %s, %s\n", m >= 0 ? "ok" : res(m), buf);
+	memset(longname, 'a', sizeof(longname) - 1);
+	printf("memfd_create long name: %s\n",
+	       res(syscall(SYS_memfd_create, longname, 0)));
+	printf("mlock: %s", res(mlock(p, 8192)));
+	printf(", munlock %s\n", res(munlock(p, 8192)));
+	printf("mlock2 onfault: %s", res(syscall(SYS_mlock2, p, 8192, 1)));
+	printf(", bad flags %s\n", res(syscall(SYS_mlock2, p, 8192, 8)));
+	munlock(p, 8192);
+	munmap(p + 4096, 4096);
+	printf("mlock over a hole: %s\n", res(mlock(p, 8192)));
+	printf("mlock at 16: %s\n", res(mlock((void *)16, 4096)));
+	printf("mlock of nothing at 16: %s\n", res(mlock((void *)16, 0)));
+	printf("mlock of nothing: %s\n", res(mlock(p, 0)));
+	close((int)e);
+	close((int)tf);
+	close((int)m);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -524,5 +586,6 @@ int main(void)
 	test_files();
 	test_pgrp();
 	test_xattr();
+	test_hostfd();
 	return 0;
 }
