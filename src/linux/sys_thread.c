@@ -399,6 +399,7 @@ long ua__lx_clone_thread(struct ua_task *t, struct ua_pt_regs *r,
 	pthread_mutex_unlock(&p->tlock);
 	if (err)
 		return err;
+	p->trace_pids = true;
 	sem_init(&st.ready, 0, 0);
 	sem_init(&st.go, 0, 0);
 	c = new_thread(t, &st);

@@ -246,11 +246,12 @@ static void name_unknown(struct lx_proc *p, int nr)
  * A trace line: "[pid N] " first once the program has made a process or
  * is one that another made, as strace -f marks them.
  */
-static void trace_start(struct lx_proc *p, struct tbuf *b)
+/* strace -f's prefix once there are several processes or threads. */
+static void trace_start(struct ua_task *t, struct tbuf *b)
 {
 	b->n = 0;
-	if (p->trace_pids)
-		tb_printf(b, "[pid %d] ", (int)getpid());
+	if (lx_proc(t)->trace_pids)
+		tb_printf(b, "[pid %d] ", (int)ua__lx_tid(t));
 }
 
 static bool exec_call(int nr)
@@ -360,14 +361,14 @@ long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 	if (!c) {
 		name_unknown(p, nr);
 		if (p->trace_fd >= 0) {
-			trace_start(p, &b);
+			trace_start(t, &b);
 			tb_printf(&b, "syscall_%d(...) = -1 ENOSYS\n", nr);
 			write(p->trace_fd, b.s, b.n);
 		}
 		return -ENOSYS;
 	}
 	if (p->trace_fd >= 0) {
-		trace_start(p, &b);
+		trace_start(t, &b);
 		tb_printf(&b, "%s(", c->name);
 		trace_args(&b, c, r);
 		if (noreturn_call(nr)) {
@@ -377,7 +378,7 @@ long ua__lx_dispatch(struct ua_task *t, struct ua_pt_regs *r)
 			/* A new image never comes back: say it went. */
 			tb_add(&b, ") ...\n", 6);
 			write(p->trace_fd, b.s, b.n);
-			trace_start(p, &b);
+			trace_start(t, &b);
 			tb_printf(&b, "<... %s resumed", c->name);
 		}
 	}

@@ -160,6 +160,7 @@ def mode_programs(uarun, progs):
             # 8 threads x 10^5 futex wake/wait pairs: a lost wake-up
             # hangs.  Once (every call traps, ~12x native under none;
             # the backend is not what it checks).
+            fails += trace_threads(uarun, name, p)
             if IN_VM:
                 print('skip %s stress: in the VM (run on the host)' % name)
                 continue
@@ -193,6 +194,23 @@ def mode_programs(uarun, progs):
             fails += compare(uarun, bks, name + ' fault', [p, 'fault'])
             fails += patched_here(uarun, name, p)
     return fails
+
+
+def trace_threads(uarun, name, prog):
+    """--trace follows threads like strace -f: each new thread's id is
+    what clone returned, and its lines, its exit among them, carry it."""
+    r = subprocess.run([uarun, '--trace', prog], capture_output=True,
+                       text=True, timeout=120)
+    made = set(re.findall(r'clone3?\(.*\) = (\d+)$', r.stderr, re.M))
+    ended = set(re.findall(r'^\[pid (\d+)\] exit\(0\) = \?$', r.stderr,
+                           re.M))
+    if r.returncode or not made or made != ended:
+        print('FAIL %s trace: rc %d, threads made %s, ended %s' %
+              (name, r.returncode, sorted(made), sorted(ended)))
+        return 1
+    print('ok   %s trace: %d threads, each line by its id' %
+          (name, len(made)))
+    return 0
 
 
 def redzone_expect(trap, native):
