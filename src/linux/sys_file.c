@@ -20,6 +20,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include <linux/fs.h>
+
 #include "linux_internal.h"
 
 void ua__lx_files_init(struct lx_proc *p)
@@ -488,6 +490,15 @@ static const struct {
 	{ TIOCSPTLCK, sizeof(int), ARG_IN, false }, /* unlockpt() */
 	{ FIONREAD, sizeof(int), ARG_OUT, false },
 	{ FIONBIO, sizeof(int), ARG_IN, false },
+	/*
+	 * The inode flags chattr and lsattr read and write (an int, despite
+	 * the long of the request's encoding: fs/ioctl.c), and the fsxattr
+	 * (include/uapi/linux/fs.h, 28 bytes).
+	 */
+	{ FS_IOC_GETFLAGS, sizeof(int), ARG_OUT, false },
+	{ FS_IOC_SETFLAGS, sizeof(int), ARG_IN, false },
+	{ FS_IOC_FSGETXATTR, 28, ARG_OUT, false },
+	{ FS_IOC_FSSETXATTR, 28, ARG_IN, false },
 };
 
 /*
@@ -531,6 +542,11 @@ static long sys_ioctl(struct ua_task *t, struct ua_pt_regs *r)
 
 	if (!f)
 		return -EBADF;
+	/* do_vfs_ioctl(): close-on-exec is the descriptor table's. */
+	if (req == FIOCLEX || req == FIONCLEX) {
+		f->cloexec = req == FIOCLEX;
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof(ioctls) / sizeof(ioctls[0]); i++) {
 		if (ioctls[i].req != req)
 			continue;

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/timerfd.h>
@@ -533,6 +534,11 @@ static void test_hostfd(void)
 
 	e = syscall(SYS_eventfd2, 3, EFD_CLOEXEC);
 	printf("eventfd2: %s, cloexec %d\n", e >= 0 ? "ok" : res(e),
+	       (fcntl((int)e, F_GETFD) & FD_CLOEXEC) != 0);
+	ioctl((int)e, FIONCLEX);
+	printf("FIONCLEX: cloexec %d", (fcntl((int)e, F_GETFD) & FD_CLOEXEC) != 0);
+	ioctl((int)e, FIOCLEX);
+	printf(", FIOCLEX: cloexec %d\n",
 	       (fcntl((int)e, F_GETFD) & FD_CLOEXEC) != 0);
 	write((int)e, &(uint64_t){ 4 }, 8);
 	printf("eventfd read: %s", res(read((int)e, &v, 8)));
