@@ -124,6 +124,8 @@ struct lx_proc {
 	int group_status;
 	pthread_mutex_t big;
 	_Atomic pid_t big_owner;
+	/* Handlers run by threads that have ended, for --stats. */
+	unsigned long signals_gone;
 	/* The mm's arg and env strings and saved_auxv, for /proc (procfs.c). */
 	uintptr_t arg_start, arg_end, env_start, env_end;
 	uint64_t auxv[LX_AUXV_WORDS];

@@ -303,6 +303,7 @@ out:
 	 * the group smaller. */
 	pthread_mutex_lock(&p->tlock);
 	group_del_locked(p, t);
+	p->signals_gone += ua_task_signals_delivered(t);
 	ua_task_destroy(t);
 	pthread_mutex_unlock(&p->tlock);
 	return NULL;

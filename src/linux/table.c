@@ -490,7 +490,7 @@ void ua_linux_print_stats(struct ua_task *t, int fd)
 	n = snprintf(line, sizeof(line), "%-24s %12lu\n", "total", total);
 	write(fd, line, (size_t)n);
 	n = snprintf(line, sizeof(line), "%-24s %12lu\n", "signals delivered",
-		     ua_task_signals_delivered(t));
+		     ua_task_signals_delivered(t) + p->signals_gone);
 	write(fd, line, (size_t)n);
 	print_sites(t, fd);
 }
