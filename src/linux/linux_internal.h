@@ -260,6 +260,7 @@ UA_HIDDEN long ua__lx_signal_thread(struct ua_task *t, pid_t tid, int sig,
 				    const siginfo_t *info);
 UA_HIDDEN long ua__lx_signal_group(struct ua_task *t, int sig,
 				   const siginfo_t *info);
+UA_HIDDEN void ua__lx_sender_info(siginfo_t *info, int sig, int code);
 /* The lock of lx_proc's big, noting its owner (table.c, sys_thread.c). */
 UA_HIDDEN void ua__lx_big_lock(struct lx_proc *p);
 UA_HIDDEN void ua__lx_big_unlock(struct lx_proc *p);

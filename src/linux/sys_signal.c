@@ -45,16 +45,6 @@ static long host_kill(long nr, long a1, long a2, long a3)
  * process group.  Groups (pid < -1) and -1 are the host's, which sends
  * the monitor its own share as a host signal.
  */
-/* What kill() and tgkill() tell the receiver about their sender. */
-static void sender_info(siginfo_t *info, int sig, int code)
-{
-	memset(info, 0, sizeof(*info));
-	info->si_signo = sig;
-	info->si_code = code;
-	info->si_pid = ua__monitor_pid();
-	info->si_uid = getuid();
-}
-
 /* A thread id of this process's, when it has several threads. */
 static bool own_thread(struct ua_task *t, pid_t tid)
 {
@@ -69,14 +59,14 @@ static long sys_kill(struct ua_task *t, struct ua_pt_regs *r)
 
 	if ((pid == 0 || pid == ua__monitor_pid()) &&
 	    lx_threaded(lx_proc(t))) {
-		sender_info(&info, (int)ARG2(r), SI_USER);
+		ua__lx_sender_info(&info, (int)ARG2(r), SI_USER);
 		return ua__lx_signal_group(t, (int)ARG2(r), &info);
 	}
 	if (pid == 0 || pid == ua__monitor_pid())
 		return ua__lx_call_ua(t, r, UA_NR_kill);
 	/* kill() of a thread's id is a signal to its process. */
 	if (own_thread(t, pid)) {
-		sender_info(&info, (int)ARG2(r), SI_USER);
+		ua__lx_sender_info(&info, (int)ARG2(r), SI_USER);
 		return ua__lx_signal_group(t, (int)ARG2(r), &info);
 	}
 	return host_kill(SYS_kill, pid, (int)ARG2(r), 0);
@@ -90,7 +80,7 @@ static long sys_tgkill(struct ua_task *t, struct ua_pt_regs *r)
 	if (tgid == ua__monitor_pid() && lx_threaded(lx_proc(t))) {
 		if ((pid_t)ARG2(r) <= 0)
 			return -EINVAL;
-		sender_info(&info, (int)ARG3(r), SI_TKILL);
+		ua__lx_sender_info(&info, (int)ARG3(r), SI_TKILL);
 		return ua__lx_signal_thread(t, (pid_t)ARG2(r), (int)ARG3(r),
 					    &info);
 	}
@@ -108,7 +98,7 @@ static long sys_tkill(struct ua_task *t, struct ua_pt_regs *r)
 	if ((pid_t)ARG1(r) <= 0)
 		return -EINVAL;
 	if (own_thread(t, (pid_t)ARG1(r))) {
-		sender_info(&info, (int)ARG2(r), SI_TKILL);
+		ua__lx_sender_info(&info, (int)ARG2(r), SI_TKILL);
 		return ua__lx_signal_thread(t, (pid_t)ARG1(r), (int)ARG2(r),
 					    &info);
 	}

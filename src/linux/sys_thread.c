@@ -110,7 +110,8 @@ static void group_del_locked(struct lx_proc *p, struct ua_task *t)
 	pthread_cond_broadcast(&p->tcond);
 }
 
-static void sender_info(siginfo_t *info, int sig, int code)
+/* What kill() and tgkill() tell the receiver about their sender. */
+void ua__lx_sender_info(siginfo_t *info, int sig, int code)
 {
 	memset(info, 0, sizeof(*info));
 	info->si_signo = sig;
@@ -124,7 +125,7 @@ static void kill_others_locked(struct lx_proc *p, struct ua_task *t)
 {
 	siginfo_t info;
 
-	sender_info(&info, SIGKILL, SI_KERNEL);
+	ua__lx_sender_info(&info, SIGKILL, SI_KERNEL);
 	for (size_t i = 0; i < p->nthreads; i++)
 		if (p->threads[i] != t)
 			ua__sig_send(p->threads[i], SIGKILL, &info, false);

@@ -114,6 +114,43 @@ static void init_regs(struct ua_task *t, void (*entry)(void *), void *arg)
 	t->regs.orig_rax = (uint64_t)-1;
 }
 
+/* A task's memory: the structure and its two XSAVE images. */
+static void task_free(struct ua_task *t)
+{
+	free(t->xsave_ctx);
+	free(t->xsave_ret);
+	free(t);
+}
+
+static struct ua_task *task_alloc(struct ua_space *sp)
+{
+	struct ua_task *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->sp = sp;
+	t->xsave_ctx = ua__xstate_alloc();
+	t->xsave_ret = ua__xstate_alloc();
+	if (!t->xsave_ctx || !t->xsave_ret) {
+		task_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Its id and the upper layers' state; then it counts in its space. */
+static int task_register(struct ua_task *t)
+{
+	int err;
+
+	t->tid = atomic_fetch_add(&next_tid, 1);
+	if (ua__task_hooks && ua__task_hooks->create &&
+	    (err = ua__task_hooks->create(t)))
+		return err;
+	atomic_fetch_add(&t->sp->tasks, 1);
+	return 0;
+}
+
 struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 			       void *arg, const struct ua_task_opts *opts)
 {
@@ -140,35 +177,26 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 	/* Also keeps the page rounding and the guard page from overflowing. */
 	if (stack >= sp->size)
 		goto fail;
-	t = calloc(1, sizeof(*t));
+	t = task_alloc(sp);
 	if (!t)
 		goto fail;
-	t->sp = sp;
 	t->frame_mode = mode;
 	t->trap = trap;
 	t->tb.mode = trap;
-	t->xsave_ctx = ua__xstate_alloc();
-	t->xsave_ret = ua__xstate_alloc();
-	if (!t->xsave_ctx || !t->xsave_ret)
-		goto free_t;
 	err = map_stack(t, ua__page_up(stack));
 	if (err)
 		goto free_t;
-	t->tid = atomic_fetch_add(&next_tid, 1);
 	init_regs(t, entry, arg);
-	if (ua__task_hooks && ua__task_hooks->create &&
-	    (err = ua__task_hooks->create(t)))
+	err = task_register(t);
+	if (err)
 		goto unmap;
-	atomic_fetch_add(&sp->tasks, 1);
 	return t;
 
 unmap:
 	ua_unmap(sp, (char *)t->stack - ua__pagesz,
 		 t->stack_size + ua__pagesz);
 free_t:
-	free(t->xsave_ctx);
-	free(t->xsave_ret);
-	free(t);
+	task_free(t);
 fail:
 	errno = -err;
 	return NULL;
@@ -182,12 +210,13 @@ fail:
  */
 struct ua_task *ua__task_clone(struct ua_task *parent)
 {
-	struct ua_task *t = calloc(1, sizeof(*t));
-	int err = -ENOMEM;
+	struct ua_task *t = task_alloc(parent->sp);
+	int err;
 
-	if (!t)
-		goto fail;
-	t->sp = parent->sp;
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
 	t->frame_mode = parent->frame_mode;
 	t->trap = parent->trap;
 	t->tb.mode = parent->tb.mode;
@@ -198,25 +227,14 @@ struct ua_task *ua__task_clone(struct ua_task *parent)
 	t->tsc_off = parent->tsc_off;
 	t->patch = parent->patch;
 	t->patch_shared = true;
-	t->xsave_ctx = ua__xstate_alloc();
-	t->xsave_ret = ua__xstate_alloc();
-	if (!t->xsave_ctx || !t->xsave_ret)
-		goto free_t;
-	t->tid = atomic_fetch_add(&next_tid, 1);
 	t->regs = parent->regs;
-	if (ua__task_hooks && ua__task_hooks->create &&
-	    (err = ua__task_hooks->create(t)))
-		goto free_t;
-	atomic_fetch_add(&t->sp->tasks, 1);
+	err = task_register(t);
+	if (err) {
+		task_free(t);
+		errno = -err;
+		return NULL;
+	}
 	return t;
-
-free_t:
-	free(t->xsave_ctx);
-	free(t->xsave_ret);
-	free(t);
-fail:
-	errno = -err;
-	return NULL;
 }
 
 void ua_task_destroy(struct ua_task *t)
@@ -241,9 +259,7 @@ void ua_task_destroy(struct ua_task *t)
 		ua_unmap(t->sp, (char *)t->stack - ua__pagesz,
 			 t->stack_size + ua__pagesz);
 	atomic_fetch_sub(&t->sp->tasks, 1);
-	free(t->xsave_ctx);
-	free(t->xsave_ret);
-	free(t);
+	task_free(t);
 }
 
 /*
