@@ -394,6 +394,7 @@ long ua__lx_clone_thread(struct ua_task *t, struct ua_pt_regs *r,
 	if (!p->nthreads) {
 		p->leader = t;
 		t->lx_exit = thread_exit;
+		t->lx_sig_group = ua__lx_signal_group;
 		err = group_add_locked(p, t);
 	}
 	if (p->group_exiting)
@@ -467,6 +468,7 @@ void ua__lx_threads_after_fork(struct ua_task *t)
 	free(p->threads);
 	ua__lx_proc_threads_init(p);
 	t->lx_exit = NULL;
+	t->lx_sig_group = NULL;
 }
 
 /* The task of the guest's tid in t's process, or NULL.  Under tlock. */

@@ -406,7 +406,10 @@ static void host_signal(struct ua_task *t, int sig, const siginfo_t *info)
 	siginfo_t i = *info;
 
 	i.si_signo = sig;
-	ua__sig_send(t, sig, &i, false);
+	if (t->lx_sig_group)
+		t->lx_sig_group(t, sig, &i);
+	else
+		ua__sig_send(t, sig, &i, false);
 }
 
 static const struct ua_task_hooks sig_hooks = {

@@ -137,6 +137,12 @@ struct ua_task {
 	 */
 	void *lx_thread;
 	int (*lx_exit)(struct ua_task *t, int wstatus);
+	/*
+	 * A signal for the whole process, from the host, sent to the
+	 * thread the linux layer picks (one that does not block it), or
+	 * NULL: to this task.
+	 */
+	long (*lx_sig_group)(struct ua_task *t, int sig, const siginfo_t *info);
 	/* The patch trap's state is another task's (a thread's leader). */
 	bool patch_shared;
 	/*

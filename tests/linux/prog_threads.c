@@ -6,7 +6,8 @@
  * a signal to the process taken by the one thread that does not block
  * it, pthread_cancel, join values, a robust mutex whose owner died; with an argument, how a thread ends
  * the process (segv: a fault; exit: exit() from a thread; mainexit: the
- * first thread leaves with pthread_exit(); stress: futex handoffs).
+ * first thread leaves with pthread_exit(); stress: futex handoffs;
+ * hostsig: a signal from outside taken by the thread not blocking it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -333,6 +334,52 @@ static void stress(void)
 	       pairs[3].word);
 }
 
+/*
+ * hostsig: a SIGTERM sent to the process from outside (the runner) is
+ * taken by the one thread that does not block it, while the first
+ * thread has left with pthread_exit().
+ */
+static _Atomic pid_t took;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	took = tid();
+}
+
+static void *term_worker(void *arg)
+{
+	sigset_t set;
+
+	(void)arg;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	worker_tid = tid();
+	while (!took)
+		sched_yield();
+	printf("SIGTERM taken by the worker: %d\n", took == worker_tid);
+	exit(0);
+}
+
+static void host_term(void)
+{
+	struct sigaction sa = { .sa_handler = on_term };
+	sigset_t set;
+	pthread_t t;
+
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	pthread_create(&t, NULL, term_worker, NULL);
+	while (!worker_tid)
+		sched_yield();
+	printf("ready\n");
+	fflush(stdout);
+	pthread_exit(NULL);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
@@ -348,6 +395,8 @@ int main(int argc, char **argv)
 		pthread_join(t, NULL);
 		return 0;
 	}
+	if (argc > 1 && !strcmp(argv[1], "hostsig"))
+		host_term();
 	if (argc > 1 && !strcmp(argv[1], "stress")) {
 		stress();
 		return 0;

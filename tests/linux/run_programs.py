@@ -161,6 +161,7 @@ def mode_programs(uarun, progs):
             # hangs.  Once (every call traps, ~12x native under none;
             # the backend is not what it checks).
             fails += trace_threads(uarun, name, p)
+            fails += host_signal_thread(uarun, bks, name, p)
             if IN_VM:
                 print('skip %s stress: in the VM (run on the host)' % name)
                 continue
@@ -193,6 +194,25 @@ def mode_programs(uarun, progs):
             fails += compare(uarun, bks, name + ' step', [p, 'step'])
             fails += compare(uarun, bks, name + ' fault', [p, 'fault'])
             fails += patched_here(uarun, name, p)
+    return fails
+
+
+def host_signal_thread(uarun, bks, name, prog):
+    """A SIGTERM from outside goes to the thread that does not block it,
+    with the first thread gone (pthread_exit)."""
+    fails = 0
+    want = run_signalled([prog, 'hostsig'], [signal.SIGTERM])
+    for b, t in [(b, t) for t in traps(uarun, [prog]) if t != 'rewrite'
+                 for b in bks]:
+        cmd = [uarun, '--protect=' + b, '--trap=' + t, prog, 'hostsig']
+        out, rc, err = run_signalled(cmd, [signal.SIGTERM])
+        if (out, rc) != want[:2]:
+            fails += 1
+            print('FAIL %s hostsig [%s, %s]: native %s %r, uarun %s %r' %
+                  (name, b, t, end(want[1]), want[0], end(rc), out))
+            print('  uarun stderr: %r' % err[-500:])
+        else:
+            print('ok   %s hostsig [%s, %s]: %s' % (name, b, t, end(rc)))
     return fails
 
 
