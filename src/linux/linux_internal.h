@@ -248,6 +248,8 @@ UA_HIDDEN int ua__lx_fd_install(struct lx_proc *p, int min,
 UA_HIDDEN void ua__lx_thread_init(void);
 UA_HIDDEN void ua__lx_proc_threads_init(struct lx_proc *p);
 UA_HIDDEN void ua__lx_proc_threads_free(struct lx_proc *p);
+/* The first thread's task goes while others remain: true, p is theirs. */
+UA_HIDDEN bool ua__lx_proc_orphan(struct lx_proc *p, struct ua_task *t);
 UA_HIDDEN long ua__lx_clone_thread(struct ua_task *t, struct ua_pt_regs *r,
 				   uint64_t flags, uintptr_t stack,
 				   uintptr_t parent_tid, uintptr_t child_tid,

@@ -527,13 +527,16 @@ void ua__lx_free(struct ua_task *t)
 
 	if (!p)
 		return;
+	t->lx = NULL;
 	ua__lx_timer_stop(p);
+	/* Threads that outlived the group's exit still use it: it stays. */
+	if (ua__lx_proc_orphan(p, t))
+		return;
 	ua__lx_files_close(p);
 	ua__lx_names_free(p);
 	ua__lx_proc_threads_free(p);
 	free(p->first.iobuf);
 	free(p);
-	t->lx = NULL;
 }
 
 /*

@@ -40,8 +40,11 @@
 	(THREAD_NEED | CLONE_SYSVSEM | CLONE_SETTLS | CLONE_PARENT_SETTID | \
 	 CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID | CLONE_DETACHED)
 
-/* How long a group exit waits for threads stuck in a host call. */
-#define GROUP_EXIT_WAIT_NS 500000000L
+/*
+ * How long a group exit waits for threads stuck in a host call (a loaded
+ * machine may take a while to schedule the others' way out).
+ */
+#define GROUP_EXIT_WAIT_S 5
 
 void ua__lx_proc_threads_init(struct lx_proc *p)
 {
@@ -110,6 +113,27 @@ static void group_del_locked(struct lx_proc *p, struct ua_task *t)
 	pthread_cond_broadcast(&p->tcond);
 }
 
+/*
+ * The first thread's task is destroyed while threads remain: those that
+ * a group exit did not see end within GROUP_EXIT_WAIT_S (stuck in a
+ * host call that no signal ends).  They still lock and read p, so p is
+ * left to them, without its first thread, until the process ends.
+ */
+bool ua__lx_proc_orphan(struct lx_proc *p, struct ua_task *t)
+{
+	bool others;
+
+	if (!atomic_load(&p->nthreads))
+		return false;
+	pthread_mutex_lock(&p->tlock);
+	group_del_locked(p, t);
+	if (p->leader == t)
+		p->leader = NULL;
+	others = p->nthreads > 0;
+	pthread_mutex_unlock(&p->tlock);
+	return others;
+}
+
 /* What kill() and tgkill() tell the receiver about their sender. */
 void ua__lx_sender_info(siginfo_t *info, int sig, int code)
 {
@@ -137,11 +161,7 @@ static void wait_alone_locked(struct lx_proc *p, bool bounded)
 	struct timespec until;
 
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_nsec += GROUP_EXIT_WAIT_NS;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until.tv_sec += GROUP_EXIT_WAIT_S;
 	while (p->nthreads > 1) {
 		if (!bounded) {
 			pthread_cond_wait(&p->tcond, &p->tlock);
@@ -291,14 +311,20 @@ static void *thread_main(void *arg)
 	while (sem_wait(&st->go) && errno == EINTR)
 		;
 	abort_run = st->abort;
+	/*
+	 * Never in the group: gone before the creator goes on, or a group
+	 * exit could see every thread gone and end the process's space
+	 * with this task still in it.
+	 */
+	if (abort_run)
+		ua_task_destroy(t);
 	/* The creator's st is gone after this. */
 	sem_post(&st->ready);
 	if (abort_run)
-		goto out;
+		return NULL;
 	status = ua_task_run(t);
 	if (status < 0)
 		ua__write_str(2, "uaccess: a guest thread could not run\n");
-out:
 	/* Gone from the group and destroyed at once: the first thread may
 	 * be waiting to end the process, and its space, as soon as it sees
 	 * the group smaller. */

@@ -250,7 +250,8 @@ void ua_task_destroy(struct ua_task *t)
 	ua__host_sig_forget(t);
 	if (t->lx_free)
 		t->lx_free(t);
-	if (t->patch_shared)
+	/* Threads may still run through the trampolines (sys_thread.c). */
+	if (t->patch_shared || atomic_load(&t->sp->tasks) > 1)
 		t->patch = NULL;
 	ua__trap_free(t);
 	if (ua__task_hooks && ua__task_hooks->destroy)
