@@ -231,7 +231,12 @@ static void sample(struct async_priv *ap, struct async_cfg *cf,
 		double now = bench_wall_ns();
 		int err;
 
-		if (now - start > ap->round_ns)
+		/*
+		 * At least one sample: on a loaded machine the thread may
+		 * lose the CPU for longer than the round between the two
+		 * clock reads, and a round with none would be no measure.
+		 */
+		if (i && now - start > ap->round_ns)
 			break;
 		t0 = lat_now();
 		err = t ? ua_task_kill(t, ASYNC_SIG) :
