@@ -984,7 +984,7 @@ class Report(unittest.TestCase):
             for k in ("sig_vs_host", "null_syscall_vs_getppid",
                       "nofault_vs_pvr", "fault_vs_host", "async_p99",
                       "signal1_scaling", "signal1_scaling_control"):
-                self.assertIn(st[k], ("met", "not met"))
+                self.assertIn(st[k], ("met", "not met"), k)
             self.assertIn(st["pkey_wrpkru"], ("reported", "skipped"))
             with open(os.path.join(out, "summary.md")) as f:
                 md = f.read()

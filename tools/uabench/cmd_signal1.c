@@ -54,6 +54,8 @@
 #define LINE 256
 #define MAX_WARMUP 30
 #define MAX_CFG BENCH_MAX_METH
+/* How long a last sample waits for a first round trip (seconds). */
+#define S1_STARVED_S 30
 
 struct s1_counter {
 	_Alignas(LINE) _Atomic uint64_t n;
@@ -308,6 +310,19 @@ static struct s1_sample sample(struct s1_shared *sh, unsigned n, uint64_t *prev,
 	return s;
 }
 
+/* Round trips done since @prev, over every task. */
+static uint64_t pending_ops(struct s1_shared *sh, unsigned n,
+			    const uint64_t *prev)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		sum += atomic_load_explicit(&sh->counters[i].n,
+					    memory_order_relaxed) -
+		       prev[i];
+	return sum;
+}
+
 static double threads_cpu_s(const struct s1_worker *w, unsigned n)
 {
 	double sum = 0;
@@ -375,6 +390,14 @@ static void run_cfg(struct bench_ctx *ctx, struct s1_priv *pv,
 			ops = 0;
 		}
 		sleep_until(t0 + (k + 1) * pv->interval);
+		/*
+		 * A loaded machine can keep every task off the CPU for a
+		 * whole short (--quick) measurement: the last sample waits
+		 * for a round trip, or a ratio of nothing would follow.
+		 */
+		while (k == total - 1 && !ops && !pending_ops(&sh, n, prev) &&
+		       wall_s() - t0 < total * pv->interval + S1_STARVED_S)
+			sleep_until(wall_s() + pv->interval);
 		now = wall_s();
 		if (k < pv->nwarm)
 			cf->warm[k] = sample(&sh, n, prev, now - t, &ops);
