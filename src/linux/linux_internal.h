@@ -135,6 +135,8 @@ struct lx_proc {
 	size_t nnames, names_cap;
 	/* The monitor's own ranges /proc/<pid>/maps leaves out (procfs.c). */
 	uintptr_t patch_start, patch_end;
+	/* POSIX timers (sys_timer.c), made at the first timer_create(). */
+	struct lx_ptimers *ptimers;
 };
 
 #define LX_CHUNK (64 << 10)
@@ -263,9 +265,17 @@ UA_HIDDEN long ua__lx_signal_thread(struct ua_task *t, pid_t tid, int sig,
 UA_HIDDEN long ua__lx_signal_group(struct ua_task *t, int sig,
 				   const siginfo_t *info);
 UA_HIDDEN void ua__lx_sender_info(siginfo_t *info, int sig, int code);
+UA_HIDDEN long ua__lx_timer_signal(struct lx_proc *p, struct ua_task *only,
+				   pid_t tid, const siginfo_t *info,
+				   pid_t *last);
 /* The lock of lx_proc's big, noting its owner (table.c, sys_thread.c). */
 UA_HIDDEN void ua__lx_big_lock(struct lx_proc *p);
 UA_HIDDEN void ua__lx_big_unlock(struct lx_proc *p);
+
+/* sys_timer.c: the process's POSIX timers end; a forked child's go. */
+UA_HIDDEN void ua__lx_ptimer_init(void);
+UA_HIDDEN void ua__lx_ptimers_stop(struct lx_proc *p);
+UA_HIDDEN void ua__lx_ptimers_reset(struct lx_proc *p);
 
 /* sys_futex.c */
 UA_HIDDEN long ua__lx_futex_wake(uint64_t uaddr, int n);

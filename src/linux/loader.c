@@ -529,6 +529,7 @@ void ua__lx_free(struct ua_task *t)
 		return;
 	t->lx = NULL;
 	ua__lx_timer_stop(p);
+	ua__lx_ptimers_stop(p);
 	/* Threads that outlived the group's exit still use it: it stays. */
 	if (ua__lx_proc_orphan(p, t))
 		return;

@@ -54,6 +54,7 @@ static void child_side(struct ua_task *t, struct ua_pt_regs *r,
 
 	ua__sig_after_fork(t);
 	ua__lx_timer_reset(p);
+	ua__lx_ptimers_reset(p);
 	ua__lx_threads_after_fork(t);
 	if (a->flags & CLONE_CHILD_SETTID)
 		ua_put_user((int)getpid(), (int *)a->child_tid);

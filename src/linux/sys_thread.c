@@ -563,6 +563,51 @@ long ua__lx_signal_group(struct ua_task *t, int sig, const siginfo_t *info)
 	return ret;
 }
 
+/*
+ * A POSIX timer's expiry (sys_timer.c), from a monitor thread: to the
+ * thread tid (SIGEV_THREAD_ID), else to the process as kill() does;
+ * @only is the process's task while it has never had a second thread.
+ * While the signal of the timer's last expiry is still pending where it
+ * went (*last), this one only counts as its overrun.
+ */
+long ua__lx_timer_signal(struct lx_proc *p, struct ua_task *only, pid_t tid,
+			 const siginfo_t *info, pid_t *last)
+{
+	int sig = info->si_signo, add = info->si_overrun + 1;
+	struct ua_task *to = NULL, *prev;
+	long ret = 0;
+
+	pthread_mutex_lock(&p->tlock);
+	if (!p->nthreads) {
+		to = prev = only;
+	} else {
+		prev = *last ? by_tid_locked(p, *last) : NULL;
+		if (tid)
+			to = by_tid_locked(p, tid);
+	}
+	if (prev && !ua__task_gone(prev) &&
+	    ua__sig_timer_overrun(prev, sig, info->si_timerid, add))
+		goto out;
+	if (!tid && p->nthreads) {
+		if (p->leader && wants(p->leader, sig))
+			to = p->leader;
+		for (size_t i = 0; !to && i < p->nthreads; i++)
+			if (wants(p->threads[i], sig))
+				to = p->threads[i];
+		if (!to)
+			to = p->leader ? p->leader : p->threads[0];
+	}
+	if (!to || ua__task_gone(to)) {
+		ret = -ESRCH;
+		goto out;
+	}
+	*last = ua__lx_tid(to);
+	ret = ua__sig_send(to, sig, info, false);
+out:
+	pthread_mutex_unlock(&p->tlock);
+	return ret;
+}
+
 /* exit(): the calling thread only (the process, if it is the only one). */
 static long sys_exit(struct ua_task *t, struct ua_pt_regs *r)
 {

@@ -511,4 +511,5 @@ __attribute__((constructor)) static void lx_table_init(void)
 	ua__lx_epoll_init();
 	ua__lx_thread_init();
 	ua__lx_hostfd_init();
+	ua__lx_ptimer_init();
 }

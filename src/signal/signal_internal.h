@@ -205,6 +205,13 @@ UA_HIDDEN void ua__sig_clone(struct ua_task *parent, struct ua_task *child);
 UA_HIDDEN int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 			   bool rt_may_fail);
 UA_HIDDEN int ua__sig_dequeue(struct ua_task *t, siginfo_t *info);
+/*
+ * A POSIX timer's signal (SI_TIMER, timerid) still pending in t: its
+ * si_overrun grows by add and true; false if it is not pending (the
+ * kernel queues a timer's signal once: posixtimer_send_sigqueue()).
+ */
+UA_HIDDEN bool ua__sig_timer_overrun(struct ua_task *t, int sig, int timerid,
+				     int add);
 UA_HIDDEN struct ua_task *ua__task_lookup_locked(pid_t tid);
 UA_HIDDEN void ua__task_registry_lock(void);
 UA_HIDDEN void ua__task_registry_unlock(void);

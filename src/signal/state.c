@@ -6,6 +6,7 @@
  * synchronous faults before everything else).  After kernel/signal.c.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -280,6 +281,44 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 out:
 	pthread_mutex_unlock(&s->lock);
 	return ret;
+}
+
+static bool is_timer(const siginfo_t *info, int timerid)
+{
+	return info->si_code == SI_TIMER && info->si_timerid == timerid;
+}
+
+static void add_overrun(siginfo_t *info, int add)
+{
+	/* DELAYTIMER_MAX: the kernel's overrun count saturates at INT_MAX. */
+	info->si_overrun = add > INT_MAX - info->si_overrun ?
+				   INT_MAX :
+				   info->si_overrun + add;
+}
+
+bool ua__sig_timer_overrun(struct ua_task *t, int sig, int timerid, int add)
+{
+	struct ua_sigstate *s = t->sig;
+	bool found = false;
+
+	ua__sigq_lock(s);
+	if (!(atomic_load(&s->pending) & SIGBIT(sig)))
+		goto out;
+	if (sig < UA_SIGRTMIN) {
+		found = is_timer(&s->std_info[sig], timerid);
+		if (found)
+			add_overrun(&s->std_info[sig], add);
+		goto out;
+	}
+	for (int i = 0; i < s->qlen && !found; i++) {
+		found = s->queue[i].sig == sig &&
+			is_timer(&s->queue[i].info, timerid);
+		if (found)
+			add_overrun(&s->queue[i].info, add);
+	}
+out:
+	ua__sigq_unlock(s);
+	return found;
 }
 
 static void take_rt(struct ua_sigstate *s, int sig, siginfo_t *info)

@@ -29,6 +29,13 @@ static void child_reset(struct ua_task *t, pid_t parent)
 	int err;
 
 	ua__irq_after_fork();
+	/*
+	 * The space's other tasks had host threads, which fork leaves
+	 * behind: the child's space counts only this one, running.
+	 */
+	atomic_store(&t->sp->tasks, 1);
+	atomic_store(&t->sp->running, 1);
+	atomic_store(&t->sp->users, ua_self.cur == t->sp);
 	__atomic_store_n(&t->host_tid, gettid(), __ATOMIC_RELEASE);
 	t->kick_sent = 0;
 	/* copy_process() clears it: a parent-death signal is not inherited. */

@@ -169,6 +169,10 @@ def mode_programs(uarun, progs):
                              [p, 'stress'], threads=True, frames=['block'],
                              trap_list=['patch'])
             continue
+        if 'timers' in name:
+            # Its SIGEV_THREAD_ID and SIGEV_THREAD cases make threads.
+            fails += compare(uarun, bks, name, [p], threads=True)
+            continue
         if 'procfs' in name:
             # Arguments for cmdline: one with a space, an empty one.
             fails += compare(uarun, bks, name, [p, 'one arg', '', 'three'])
