@@ -16,6 +16,7 @@
 #include <uaccess/window.h>
 #include <uaccess/nofault.h>
 #include <uaccess/iter.h>
+#include <uaccess/futex.h>
 #include <uaccess/fault.h>
 #include <uaccess/protect.h>
 #include <uaccess/task.h>

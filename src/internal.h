@@ -372,6 +372,13 @@ UA_HIDDEN void ua__restore_rt(void);
  * the number of bytes not cleared.
  */
 UA_HIDDEN size_t ua__raw_clear(void *dst, size_t n);
+/*
+ * Compare the 32-bit word at uaddr (inside an open write window) with
+ * old and store new there if equal, atomically; *seen gets the value it
+ * held.  0, or -EFAULT on a fault (*seen untouched).  src/arch/.
+ */
+UA_HIDDEN int ua__raw_cmpxchg32(uint32_t *uaddr, uint32_t old, uint32_t new,
+				uint32_t *seen);
 
 /* src/core/usercopy.c: ua_clear_user() through the full window. */
 UA_HIDDEN __attribute__((noinline)) size_t ua__clear_user_slow(void *to,

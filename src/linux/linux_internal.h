@@ -266,8 +266,7 @@ UA_HIDDEN long ua__lx_signal_group(struct ua_task *t, int sig,
 				   const siginfo_t *info);
 UA_HIDDEN void ua__lx_sender_info(siginfo_t *info, int sig, int code);
 UA_HIDDEN long ua__lx_timer_signal(struct lx_proc *p, struct ua_task *only,
-				   pid_t tid, const siginfo_t *info,
-				   pid_t *last);
+				   pid_t tid, const siginfo_t *info);
 /* The lock of lx_proc's big, noting its owner (table.c, sys_thread.c). */
 UA_HIDDEN void ua__lx_big_lock(struct lx_proc *p);
 UA_HIDDEN void ua__lx_big_unlock(struct lx_proc *p);

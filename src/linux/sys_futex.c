@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <time.h>
+#include <uaccess/futex.h>
 
 #include "linux_internal.h"
 
@@ -367,18 +368,52 @@ out:
 	return done;
 }
 
+/*
+ * futex_wake_op(): the operation on uaddr2 under both buckets' locks, up
+ * to nr_wake waiters of uaddr woken, and up to nr_wake2 of uaddr2 if the
+ * operation's comparison held.  A count below 1 wakes one, as there.
+ */
+static long futex_wake_op(uint64_t uaddr, uint64_t uaddr2, bool shared,
+			  int nr_wake, int nr_wake2, uint32_t op)
+{
+	struct bucket *b1, *b2;
+	long ret, cmp;
+
+	ret = futex_key(uaddr, shared);
+	if (!ret)
+		ret = futex_key(uaddr2, shared);
+	if (ret)
+		return ret;
+	b1 = bucket_of(uaddr);
+	b2 = bucket_of(uaddr2);
+	lock_two(b1, b2);
+	cmp = ua_futex_atomic_op_inuser(op, (uint32_t *)uaddr2);
+	if (cmp < 0) {
+		ret = cmp;
+		goto out;
+	}
+	ret = wake_locked(b1, uaddr, nr_wake < 1 ? 1 : nr_wake,
+			  FUTEX_BITSET_MATCH_ANY);
+	if (cmp)
+		ret += wake_locked(b2, uaddr2, nr_wake2 < 1 ? 1 : nr_wake2,
+				   FUTEX_BITSET_MATCH_ANY);
+out:
+	unlock_two(b1, b2);
+	return ret;
+}
+
 static void say_unserved(int cmd)
 {
 	static bool said;
 	char msg[96];
 
 	/* An unknown command is the kernel's quiet ENOSYS too. */
-	if (said || cmd < FUTEX_WAKE_OP || cmd > FUTEX_LOCK_PI2 ||
+	if (said || cmd <= FUTEX_WAKE_OP || cmd > FUTEX_LOCK_PI2 ||
 	    cmd == FUTEX_WAIT_BITSET || cmd == FUTEX_WAKE_BITSET)
 		return;
 	said = true;
 	snprintf(msg, sizeof(msg),
-		 "uaccess: futex command %d (wake-op, PI) is not implemented: "
+		 "uaccess: futex command %d (PI) is not implemented: "
 		 "ENOSYS\n", cmd);
 	ua__write_str(2, msg);
 }
@@ -422,8 +457,12 @@ static long sys_futex(struct ua_task *t, struct ua_pt_regs *r)
 		return futex_requeue(ARG1(r), ARG5(r), shared, (int)val,
 				     (int)ARG4(r), cmd == FUTEX_CMP_REQUEUE,
 				     val3);
+	case FUTEX_WAKE_OP:
+		/* The fourth argument is nr_wake2, not a time. */
+		return futex_wake_op(ARG1(r), ARG5(r), shared, (int)val,
+				     (int)ARG4(r), val3);
 	}
-	/* Wake-op and the PI calls are not served (yet). */
+	/* The PI calls are not served (yet). */
 	say_unserved(cmd);
 	return -ENOSYS;
 }

@@ -188,22 +188,28 @@ static long sys_rt_sigtimedwait(struct ua_task *t, struct ua_pt_regs *r)
 			deadline.tv_nsec -= 1000000000;
 		}
 	}
+	/* A signal for the process may pick this thread while it waits. */
+	atomic_store(&s->waiting, set);
 	for (;;) {
 		ua__sig_set_blocked(t, ~set);
 		sig = ua__sig_dequeue(t, &info);
 		ua__sig_set_blocked(t, old);
-		if (sig) {
-			if (ARG2(r) &&
-			    ua_copy_to_user((void *)ARG2(r), &info,
-					    sizeof(info)))
-				return -EFAULT;
-			return sig;
+		if (sig)
+			break;
+		if (ua__sig_pending(s) & ~old) {
+			sig = -EINTR;
+			break;
 		}
-		if (atomic_load(&s->pending) & ~old)
-			return -EINTR;
-		if (ua__lx_wait(t, ARG3(r) ? &deadline : NULL, set))
-			return -EAGAIN;
+		if (ua__lx_wait(t, ARG3(r) ? &deadline : NULL, set)) {
+			sig = -EAGAIN;
+			break;
+		}
 	}
+	atomic_store(&s->waiting, 0);
+	if (sig > 0 && ARG2(r) &&
+	    ua_copy_to_user((void *)ARG2(r), &info, sizeof(info)))
+		return -EFAULT;
+	return sig;
 }
 
 static const struct lx_call calls[] = {

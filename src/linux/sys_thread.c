@@ -527,38 +527,57 @@ long ua__lx_signal_thread(struct ua_task *t, pid_t tid, int sig,
 	return ret;
 }
 
+/*
+ * wants_signal(): a thread that does not block sig, or that waits for it
+ * in rt_sigtimedwait (the kernel unblocks the set while it waits).
+ */
 static bool wants(struct ua_task *t, int sig)
 {
-	return !(atomic_load(&sigstate(t)->blocked) & SIGBIT(sig)) &&
+	struct ua_sigstate *s = sigstate(t);
+	uint64_t bit = SIGBIT(sig);
+
+	return (!(atomic_load(&s->blocked) & bit) ||
+		(atomic_load(&s->waiting) & bit)) &&
 	       !lx_thr(t)->thread_exit && !ua__task_gone(t);
 }
 
+/* complete_signal()'s choice: the first thread if it wants sig, else the
+ * first that does; NULL if every thread blocks it.  Under tlock. */
+static struct ua_task *taker_locked(struct lx_proc *p, int sig)
+{
+	if (p->leader && wants(p->leader, sig))
+		return p->leader;
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (wants(p->threads[i], sig))
+			return p->threads[i];
+	return NULL;
+}
+
 /*
- * A signal for the whole process (kill(), rt_sigqueueinfo()): the
- * kernel's complete_signal() picks the first thread if it does not block
- * it, else one that does not; if every thread blocks it, it waits on the
- * first (the kernel keeps it in a shared queue that any thread which
- * unblocks it takes: here only the first thread does).
+ * A signal for the whole process (kill(), rt_sigqueueinfo(), a host
+ * signal, a timer's): queued for the group, where any thread that does
+ * not block it takes it (the kernel's shared_pending), and the thread
+ * complete_signal() would pick is woken to take it now.  @t is any
+ * thread of the process.
  */
+static long group_send_locked(struct lx_proc *p, struct ua_task *t, int sig,
+			      const siginfo_t *info)
+{
+	return ua__sig_send_group(t, taker_locked(p, sig), sig, info,
+				  info->si_code < 0 &&
+					  info->si_code != SI_TKILL);
+}
+
 long ua__lx_signal_group(struct ua_task *t, int sig, const siginfo_t *info)
 {
 	struct lx_proc *p = lx_proc(t);
-	struct ua_task *to = NULL;
 	long ret = 0;
 
 	if (sig < 0 || sig > UA_NSIG)
 		return -EINVAL;
 	pthread_mutex_lock(&p->tlock);
-	if (p->leader && wants(p->leader, sig))
-		to = p->leader;
-	for (size_t i = 0; !to && i < p->nthreads; i++)
-		if (wants(p->threads[i], sig))
-			to = p->threads[i];
-	if (!to)
-		to = p->leader ? p->leader : t;
 	if (sig)
-		ret = ua__sig_send(to, sig, info, info->si_code < 0 &&
-						      info->si_code != SI_TKILL);
+		ret = group_send_locked(p, t, sig, info);
 	pthread_mutex_unlock(&p->tlock);
 	return ret;
 }
@@ -567,42 +586,34 @@ long ua__lx_signal_group(struct ua_task *t, int sig, const siginfo_t *info)
  * A POSIX timer's expiry (sys_timer.c), from a monitor thread: to the
  * thread tid (SIGEV_THREAD_ID), else to the process as kill() does;
  * @only is the process's task while it has never had a second thread.
- * While the signal of the timer's last expiry is still pending where it
- * went (*last), this one only counts as its overrun.
+ * While the signal of the timer's last expiry is still pending, this
+ * one only counts as its overrun.
  */
 long ua__lx_timer_signal(struct lx_proc *p, struct ua_task *only, pid_t tid,
-			 const siginfo_t *info, pid_t *last)
+			 const siginfo_t *info)
 {
 	int sig = info->si_signo, add = info->si_overrun + 1;
-	struct ua_task *to = NULL, *prev;
+	struct ua_task *to;
 	long ret = 0;
 
 	pthread_mutex_lock(&p->tlock);
-	if (!p->nthreads) {
-		to = prev = only;
-	} else {
-		prev = *last ? by_tid_locked(p, *last) : NULL;
-		if (tid)
-			to = by_tid_locked(p, tid);
-	}
-	if (prev && !ua__task_gone(prev) &&
-	    ua__sig_timer_overrun(prev, sig, info->si_timerid, add))
-		goto out;
-	if (!tid && p->nthreads) {
-		if (p->leader && wants(p->leader, sig))
-			to = p->leader;
-		for (size_t i = 0; !to && i < p->nthreads; i++)
-			if (wants(p->threads[i], sig))
-				to = p->threads[i];
-		if (!to)
-			to = p->leader ? p->leader : p->threads[0];
-	}
+	if (!p->nthreads)
+		to = only;
+	else if (tid)
+		to = by_tid_locked(p, tid);
+	else
+		to = p->leader ? p->leader : p->threads[0];
 	if (!to || ua__task_gone(to)) {
 		ret = -ESRCH;
 		goto out;
 	}
-	*last = ua__lx_tid(to);
-	ret = ua__sig_send(to, sig, info, false);
+	/* The group's queue is any of its threads'. */
+	if (ua__sig_timer_overrun(to, sig, info->si_timerid, add))
+		goto out;
+	if (!p->nthreads || tid)
+		ret = ua__sig_send(to, sig, info, false);
+	else
+		ret = group_send_locked(p, to, sig, info);
 out:
 	pthread_mutex_unlock(&p->tlock);
 	return ret;

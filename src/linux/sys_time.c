@@ -60,7 +60,7 @@ static int wait_for(struct ua_task *t, const struct timespec *deadline,
 	int ret = 0;
 
 	pthread_mutex_lock(&s->lock);
-	while (!(atomic_load(&s->pending) & (~s->blocked | also)) &&
+	while (!(ua__sig_pending(s) & (~s->blocked | also)) &&
 	       !(done && *done)) {
 		struct timespec now, left, abs;
 

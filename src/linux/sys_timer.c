@@ -58,7 +58,6 @@ struct lx_ptimer {
 	pid_t tid;
 	uint64_t value;
 	int overrun_last;
-	pid_t last;
 };
 
 struct lx_ptimers {
@@ -97,7 +96,7 @@ static void fire_locked(struct lx_ptimers *pt, struct lx_ptimer *tm, uint64_t n)
 	/* Nobody to take it (the thread ended): the kernel drops it too. */
 	ua__lx_timer_signal(pt->p, pt->only,
 			    tm->notify == LX_SIGEV_THREAD_ID ? tm->tid : 0,
-			    &info, &tm->last);
+			    &info);
 }
 
 static void *ptimer_main(void *arg)

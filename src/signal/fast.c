@@ -51,10 +51,7 @@ static inline UA_FAST bool fast_ok(struct ua_task *t)
 /* Copy n words: a string instruction, for fast_zero()'s reason. */
 static inline UA_FAST void fast_copy(void *to, const void *from, size_t n)
 {
-	asm volatile("rep movsq"
-		     : "+D"(to), "+S"(from), "+c"(n)
-		     :
-		     : "memory");
+	asm volatile("rep movsq" : "+D"(to), "+S"(from), "+c"(n) : : "memory");
 }
 
 /*
@@ -91,12 +88,10 @@ static inline UA_FAST bool fast_frame_place(struct ua_task *t, int sig,
  * a write window that the unlock folds, as the full path's exit folds
  * it: 0, or UA_FAST_DECLINE with the window's counts taken back.
  */
-static inline UA_FAST long fast_frame_build(struct ua_task *t,
-					    struct ua_thread *self, int sig,
-					    struct ua_ksigaction *ka,
-					    const siginfo_t *info,
-					    uint64_t frame, uint64_t fp,
-					    uint64_t len)
+static inline UA_FAST long
+fast_frame_build(struct ua_task *t, struct ua_thread *self, int sig,
+		 struct ua_ksigaction *ka, const siginfo_t *info,
+		 uint64_t frame, uint64_t fp, uint64_t len)
 {
 	struct ua_sigstate *s = sigstate(t);
 	struct ua_pt_regs *r = &t->regs;
@@ -136,20 +131,21 @@ static inline UA_FAST void fast_self_info(siginfo_t *si, int sig, int code,
  * (signal_internal.h says why that is enough for a task's own queue).
  * Standard signals only: they coalesce, and need no queue entry.
  */
-static inline UA_FAST long fast_queue_self(struct ua_task *t, int sig,
-					   int code, pid_t pid, uid_t uid)
+static inline UA_FAST long fast_queue_self(struct ua_task *t, int sig, int code,
+					   pid_t pid, uid_t uid)
 {
 	struct ua_sigstate *s = sigstate(t);
 	uint64_t bit = SIGBIT(sig);
-	siginfo_t *si = &s->std_info[sig];
+	siginfo_t *si = &s->own.std_info[sig];
 
-	if (sig >= UA_SIGRTMIN || s->exited || !ua__sigq_trylock(s))
+	if (sig >= UA_SIGRTMIN || s->exited || !ua__sigq_trylock(&s->own))
 		return UA_FAST_DECLINE;
-	if (!(atomic_load_explicit(&s->pending, memory_order_relaxed) & bit)) {
+	if (!(atomic_load_explicit(&s->own.pending, memory_order_relaxed) &
+	      bit)) {
 		fast_self_info(si, sig, code, pid, uid);
-		atomic_fetch_or(&s->pending, bit);
+		atomic_fetch_or(&s->own.pending, bit);
 	}
-	ua__sigq_unlock(s);
+	ua__sigq_unlock(&s->own);
 	return 0;
 }
 
@@ -202,25 +198,26 @@ static inline UA_FAST void fast_deliver_pending(struct ua_task *t,
 	siginfo_t info;
 	int sig;
 
-	sig = ua__next_signal(atomic_load(&s->pending) & ~s->blocked);
+	sig = ua__next_signal(atomic_load(&s->own.pending) & ~s->blocked);
 	if (!sig || sig >= UA_SIGRTMIN ||
 	    !fast_frame_place(t, sig, &ka, &frame, &fp, &len))
 		return;
 	bit = SIGBIT(sig);
-	if (!ua__sigq_trylock(s))
+	if (!ua__sigq_trylock(&s->own))
 		return;
-	fast_copy(&info, &s->std_info[sig], sizeof(info) / 8);
-	atomic_fetch_and(&s->pending, ~bit);
-	ua__sigq_unlock(s);
+	fast_copy(&info, &s->own.std_info[sig], sizeof(info) / 8);
+	atomic_fetch_and(&s->own.pending, ~bit);
+	ua__sigq_unlock(&s->own);
 	if (!fast_frame_build(t, self, sig, ka, &info, frame, fp, len))
 		return;
 	/* As it was, unless the same signal came meanwhile (it coalesces). */
-	ua__sigq_lock(s);
-	if (!(atomic_load_explicit(&s->pending, memory_order_relaxed) & bit)) {
-		fast_copy(&s->std_info[sig], &info, sizeof(info) / 8);
-		atomic_fetch_or(&s->pending, bit);
+	ua__sigq_lock(&s->own);
+	if (!(atomic_load_explicit(&s->own.pending, memory_order_relaxed) &
+	      bit)) {
+		fast_copy(&s->own.std_info[sig], &info, sizeof(info) / 8);
+		atomic_fetch_or(&s->own.pending, bit);
 	}
-	ua__sigq_unlock(s);
+	ua__sigq_unlock(&s->own);
 }
 
 /*
@@ -255,7 +252,8 @@ UA_FAST long ua__fast_sigprocmask(struct ua_task *t, struct ua_thread *self,
 		ua__none_window_close(self);
 	}
 	/* A -EFAULT result leaves a signal it let through to the exit work. */
-	if (atomic_load_explicit(&s->pending, memory_order_relaxed) & ~s->blocked)
+	if (atomic_load_explicit(&s->own.pending, memory_order_relaxed) &
+	    ~s->blocked)
 		fast_deliver_pending(t, self);
 	return 0;
 efault:

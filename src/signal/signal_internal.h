@@ -65,37 +65,53 @@ struct ua_sigq {
 };
 
 /*
- * Dispositions, shared by the threads of a process (CLONE_SIGHAND: the
- * kernel's struct sighand_struct).
+ * Signals pending with their siginfo: a task's own, or those sent to its
+ * thread group (the kernel's struct sigpending, task->pending and
+ * signal->shared_pending).  qlock covers every field: see ua_sigstate.
  */
-struct ua_sighand {
-	_Atomic int refs;
-	struct ua_ksigaction action[UA_NSIG + 1];
-};
-
-struct ua_sigstate {
-	/*
-	 * Two locks.  lock goes with cond: whoever sleeps or wakes a sleeper
-	 * takes it.  qlock covers the queue (pending, std_info, queue, qlen
-	 * and noinfo): every change takes it, inside lock where lock is
-	 * held.  The rewrite fast path may call no libc (src/task/
-	 * trap_fast.c) and so takes qlock alone, and only by trying once:
-	 * a busy queue sends that call the full way.  It changes the queue
-	 * only of its own task, which is running it and so sleeps on nothing.
-	 */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+struct ua_sigpend {
 	_Atomic int qlock;
-	struct ua_ksigaction *action; /* sh->action */
-	struct ua_sighand *sh;
-	_Atomic uint64_t blocked; /* written by the task's thread only */
-	uint64_t saved_mask;   /* sigsuspend's mask to put back */
-	bool restore_mask;
 	_Atomic uint64_t pending;
 	siginfo_t std_info[UA_SIGRTMIN];  /* one per pending standard signal */
 	struct ua_sigq queue[UA_SIGQUEUE_MAX];
 	int qlen;
 	uint64_t noinfo;       /* RT signals pending without a queue entry */
+};
+
+/*
+ * Dispositions, shared by the threads of a process (CLONE_SIGHAND: the
+ * kernel's struct sighand_struct), and the signals sent to the whole
+ * group that no thread has taken yet (shared: any thread that does not
+ * block one takes it; tasks outside a group never have any).
+ */
+struct ua_sighand {
+	_Atomic int refs;
+	struct ua_ksigaction action[UA_NSIG + 1];
+	struct ua_sigpend shared;
+};
+
+struct ua_sigstate {
+	/*
+	 * Two locks.  lock goes with cond: whoever sleeps or wakes a sleeper
+	 * takes it.  own.qlock covers the task's queue (struct
+	 * ua_sigpend): every change takes it, inside lock where lock is
+	 * held.  The rewrite fast path may call no libc (src/task/
+	 * trap_fast.c) and so takes qlock alone, and only by trying once:
+	 * a busy queue sends that call the full way.  It changes the queue
+	 * only of its own task, which is running it and so sleeps on nothing.
+	 * The group's queue (sh->shared) has its own qlock, never held with
+	 * a task's.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct ua_ksigaction *action; /* sh->action */
+	struct ua_sighand *sh;
+	_Atomic uint64_t blocked; /* written by the task's thread only */
+	/* rt_sigtimedwait's set while it sleeps: it takes those too. */
+	_Atomic uint64_t waiting;
+	uint64_t saved_mask;   /* sigsuspend's mask to put back */
+	bool restore_mask;
+	struct ua_sigpend own;
 	struct ua_kstack altstack;
 	bool woken;            /* ua_task_wake() */
 	bool exited;
@@ -143,16 +159,16 @@ static inline UA_FAST int ua__sigmask_how(int how, uint64_t *mask,
 	return -EINVAL;
 }
 
-static inline UA_FAST bool ua__sigq_trylock(struct ua_sigstate *s)
+static inline UA_FAST bool ua__sigq_trylock(struct ua_sigpend *q)
 {
-	return !atomic_exchange_explicit(&s->qlock, 1, memory_order_acquire);
+	return !atomic_exchange_explicit(&q->qlock, 1, memory_order_acquire);
 }
 
 /* Held for a few stores at a time: spinning beats sleeping. */
-static inline UA_FAST void ua__sigq_lock(struct ua_sigstate *s)
+static inline UA_FAST void ua__sigq_lock(struct ua_sigpend *q)
 {
-	while (!ua__sigq_trylock(s)) {
-		while (atomic_load_explicit(&s->qlock, memory_order_relaxed)) {
+	while (!ua__sigq_trylock(q)) {
+		while (atomic_load_explicit(&q->qlock, memory_order_relaxed)) {
 #if defined(__x86_64__) || defined(__i386__)
 			__builtin_ia32_pause();
 #endif
@@ -160,9 +176,17 @@ static inline UA_FAST void ua__sigq_lock(struct ua_sigstate *s)
 	}
 }
 
-static inline UA_FAST void ua__sigq_unlock(struct ua_sigstate *s)
+static inline UA_FAST void ua__sigq_unlock(struct ua_sigpend *q)
 {
-	atomic_store_explicit(&s->qlock, 0, memory_order_release);
+	atomic_store_explicit(&q->qlock, 0, memory_order_release);
+}
+
+/* What is pending for the task: its own and its group's. */
+static inline UA_FAST uint64_t ua__sig_pending(const struct ua_sigstate *s)
+{
+	return atomic_load_explicit(&s->own.pending, memory_order_relaxed) |
+	       atomic_load_explicit(&s->sh->shared.pending,
+				    memory_order_relaxed);
 }
 
 /*
@@ -205,6 +229,14 @@ UA_HIDDEN void ua__sig_clone(struct ua_task *parent, struct ua_task *child);
 UA_HIDDEN int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 			   bool rt_may_fail);
 UA_HIDDEN int ua__sig_dequeue(struct ua_task *t, siginfo_t *info);
+/*
+ * A signal to t's whole thread group, queued where any of its threads
+ * may take it; @to (may be NULL) is the one chosen to take it now, as
+ * the kernel's complete_signal() picks one that does not block it.
+ */
+UA_HIDDEN int ua__sig_send_group(struct ua_task *t, struct ua_task *to,
+				 int sig, const siginfo_t *info,
+				 bool rt_may_fail);
 /*
  * A POSIX timer's signal (SI_TIMER, timerid) still pending in t: its
  * si_overrun grows by add and true; false if it is not pending (the

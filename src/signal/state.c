@@ -110,10 +110,12 @@ void ua__sig_after_fork(struct ua_task *t)
 		return;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
-	atomic_store(&s->qlock, 0);
-	atomic_store(&s->pending, 0);
-	s->qlen = 0;
-	s->noinfo = 0;
+	atomic_store(&s->own.qlock, 0);
+	atomic_store(&s->own.pending, 0);
+	s->own.qlen = 0;
+	s->own.noinfo = 0;
+	/* The group's queue too: the child is a process of one thread. */
+	memset(&s->sh->shared, 0, sizeof(s->sh->shared));
 	s->woken = false;
 	pthread_mutex_init(&registry_lock, NULL);
 	registry[0] = t;
@@ -192,36 +194,37 @@ static void wake(struct ua_sigstate *s)
 }
 
 /*
- * Queue sig with its info: standard signals coalesce (1: it was pending
- * already), real-time ones queue up to UA_SIGQUEUE_MAX (then -EAGAIN
- * where the caller may fail, else a bit without info).  Under s->lock.
+ * Queue sig with its info in q: standard signals coalesce (1: it was
+ * pending already), real-time ones queue up to UA_SIGQUEUE_MAX (then
+ * -EAGAIN where the caller may fail, else a bit without info).  Under
+ * the lock of q's task, if q is a task's.
  */
-static int queue(struct ua_sigstate *s, int sig, const siginfo_t *info,
+static int queue(struct ua_sigpend *q, int sig, const siginfo_t *info,
 		 bool rt_may_fail)
 {
 	uint64_t bit = SIGBIT(sig);
 	int ret = 0;
 
-	ua__sigq_lock(s);
+	ua__sigq_lock(q);
 	if (sig < UA_SIGRTMIN) {
-		if (atomic_load(&s->pending) & bit) {
+		if (atomic_load(&q->pending) & bit) {
 			ret = 1;
 			goto out;
 		}
-		s->std_info[sig] = *info;
-	} else if (s->qlen < UA_SIGQUEUE_MAX) {
-		s->queue[s->qlen].sig = sig;
-		s->queue[s->qlen].info = *info;
-		s->qlen++;
+		q->std_info[sig] = *info;
+	} else if (q->qlen < UA_SIGQUEUE_MAX) {
+		q->queue[q->qlen].sig = sig;
+		q->queue[q->qlen].info = *info;
+		q->qlen++;
 	} else if (rt_may_fail) {
 		ret = -EAGAIN;
 		goto out;
 	} else {
-		s->noinfo |= bit;
+		q->noinfo |= bit;
 	}
-	atomic_fetch_or(&s->pending, bit);
+	atomic_fetch_or(&q->pending, bit);
 out:
-	ua__sigq_unlock(s);
+	ua__sigq_unlock(q);
 	return ret;
 }
 
@@ -234,17 +237,17 @@ out:
  * every pending stop signal, whatever their dispositions.  Standard
  * signals only, so the pending bits and nothing else.  Under s->lock.
  */
-static void stop_cont(struct ua_sigstate *s, int sig)
+static void stop_cont(struct ua_sigpend *q, int sig)
 {
 	uint64_t drop = sig == SIGCONT		     ? STOP_MASK :
 			(SIGBIT(sig) & STOP_MASK) ? SIGBIT(SIGCONT) :
 						     0;
 
-	if (!drop || !(atomic_load(&s->pending) & drop))
+	if (!drop || !(atomic_load(&q->pending) & drop))
 		return;
-	ua__sigq_lock(s);
-	atomic_fetch_and(&s->pending, ~drop);
-	ua__sigq_unlock(s);
+	ua__sigq_lock(q);
+	atomic_fetch_and(&q->pending, ~drop);
+	ua__sigq_unlock(q);
 }
 
 int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
@@ -259,11 +262,12 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 		ret = -ESRCH;
 		goto out;
 	}
-	stop_cont(s, sig);
+	stop_cont(&s->own, sig);
+	stop_cont(&s->sh->shared, sig);
 	/* A blocked signal is never treated as ignored: it may be unblocked. */
 	if (!(s->blocked & bit) && sig != SIGKILL && ua__sig_ignored(s, sig))
 		goto out;
-	ret = queue(s, sig, info, rt_may_fail);
+	ret = queue(&s->own, sig, info, rt_may_fail);
 	if (ret) {
 		ret = ret < 0 ? ret : 0;
 		goto out;
@@ -283,6 +287,45 @@ out:
 	return ret;
 }
 
+/*
+ * The task that takes a signal the group queued (complete_signal()) was
+ * chosen by the caller: it is woken, and interrupted if it runs guest
+ * code.  Under its lock, as in ua__sig_send().
+ */
+static void kick_taker(struct ua_task *to, int sig)
+{
+	struct ua_sigstate *s = sigstate(to);
+
+	pthread_mutex_lock(&s->lock);
+	if (!ua__task_gone(to)) {
+		if (ua__cur_task != to)
+			wake(s);
+		if (!(atomic_load(&s->blocked) & SIGBIT(sig)))
+			ua__task_kick(to);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+int ua__sig_send_group(struct ua_task *t, struct ua_task *to, int sig,
+		       const siginfo_t *info, bool rt_may_fail)
+{
+	struct ua_sigstate *s = t->sig;
+	struct ua_sigpend *q = &s->sh->shared;
+	int ret;
+
+	stop_cont(q, sig);
+	/* Ignored unless the thread that would take it blocks it. */
+	if (to && !(atomic_load(&sigstate(to)->blocked) & SIGBIT(sig)) &&
+	    sig != SIGKILL && ua__sig_ignored(s, sig))
+		return 0;
+	ret = queue(q, sig, info, rt_may_fail);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (to)
+		kick_taker(to, sig);
+	return 0;
+}
+
 static bool is_timer(const siginfo_t *info, int timerid)
 {
 	return info->si_code == SI_TIMER && info->si_timerid == timerid;
@@ -296,38 +339,46 @@ static void add_overrun(siginfo_t *info, int add)
 				   info->si_overrun + add;
 }
 
-bool ua__sig_timer_overrun(struct ua_task *t, int sig, int timerid, int add)
+static bool timer_overrun(struct ua_sigpend *q, int sig, int timerid,
+			  int add)
 {
-	struct ua_sigstate *s = t->sig;
 	bool found = false;
 
-	ua__sigq_lock(s);
-	if (!(atomic_load(&s->pending) & SIGBIT(sig)))
+	ua__sigq_lock(q);
+	if (!(atomic_load(&q->pending) & SIGBIT(sig)))
 		goto out;
 	if (sig < UA_SIGRTMIN) {
-		found = is_timer(&s->std_info[sig], timerid);
+		found = is_timer(&q->std_info[sig], timerid);
 		if (found)
-			add_overrun(&s->std_info[sig], add);
+			add_overrun(&q->std_info[sig], add);
 		goto out;
 	}
-	for (int i = 0; i < s->qlen && !found; i++) {
-		found = s->queue[i].sig == sig &&
-			is_timer(&s->queue[i].info, timerid);
+	for (int i = 0; i < q->qlen && !found; i++) {
+		found = q->queue[i].sig == sig &&
+			is_timer(&q->queue[i].info, timerid);
 		if (found)
-			add_overrun(&s->queue[i].info, add);
+			add_overrun(&q->queue[i].info, add);
 	}
 out:
-	ua__sigq_unlock(s);
+	ua__sigq_unlock(q);
 	return found;
 }
 
-static void take_rt(struct ua_sigstate *s, int sig, siginfo_t *info)
+bool ua__sig_timer_overrun(struct ua_task *t, int sig, int timerid, int add)
+{
+	struct ua_sigstate *s = t->sig;
+
+	return timer_overrun(&s->own, sig, timerid, add) ||
+	       timer_overrun(&s->sh->shared, sig, timerid, add);
+}
+
+static void take_rt(struct ua_sigpend *q, int sig, siginfo_t *info)
 {
 	bool more = false;
 	int i, found = -1;
 
-	for (i = 0; i < s->qlen; i++) {
-		if (s->queue[i].sig != sig)
+	for (i = 0; i < q->qlen; i++) {
+		if (q->queue[i].sig != sig)
 			continue;
 		if (found < 0)
 			found = i;
@@ -335,60 +386,82 @@ static void take_rt(struct ua_sigstate *s, int sig, siginfo_t *info)
 			more = true;
 	}
 	if (found >= 0) {
-		*info = s->queue[found].info;
-		memmove(&s->queue[found], &s->queue[found + 1],
-			(size_t)(s->qlen - found - 1) * sizeof(s->queue[0]));
-		s->qlen--;
-		more = more || (s->noinfo & SIGBIT(sig));
+		*info = q->queue[found].info;
+		memmove(&q->queue[found], &q->queue[found + 1],
+			(size_t)(q->qlen - found - 1) * sizeof(q->queue[0]));
+		q->qlen--;
+		more = more || (q->noinfo & SIGBIT(sig));
 	} else {
 		/* Queue overflow left only the bit: SI_USER, no sender. */
 		memset(info, 0, sizeof(*info));
 		info->si_signo = sig;
 		info->si_code = SI_USER;
-		s->noinfo &= ~SIGBIT(sig);
+		q->noinfo &= ~SIGBIT(sig);
 	}
 	if (!more)
-		atomic_fetch_and(&s->pending, ~SIGBIT(sig));
+		atomic_fetch_and(&q->pending, ~SIGBIT(sig));
 }
 
+/* The next of q's signals not in blocked, taken off q; 0 if none. */
+static int take(struct ua_sigpend *q, uint64_t blocked, siginfo_t *info)
+{
+	int sig;
+
+	ua__sigq_lock(q);
+	sig = ua__next_signal(atomic_load(&q->pending) & ~blocked);
+	if (sig && sig < UA_SIGRTMIN) {
+		*info = q->std_info[sig];
+		atomic_fetch_and(&q->pending, ~SIGBIT(sig));
+	} else if (sig) {
+		take_rt(q, sig, info);
+	}
+	ua__sigq_unlock(q);
+	return sig;
+}
+
+/* dequeue_signal(): the task's own signals first, then its group's. */
 int ua__sig_dequeue(struct ua_task *t, siginfo_t *info)
 {
 	struct ua_sigstate *s = t->sig;
 	int sig;
 
 	/* Nothing deliverable: the common case, without the lock. */
-	if (!(atomic_load(&s->pending) & ~s->blocked))
+	if (!(ua__sig_pending(s) & ~s->blocked))
 		return 0;
 	pthread_mutex_lock(&s->lock);
-	ua__sigq_lock(s);
-	sig = ua__next_signal(atomic_load(&s->pending) & ~s->blocked);
-	if (sig && sig < UA_SIGRTMIN) {
-		*info = s->std_info[sig];
-		atomic_fetch_and(&s->pending, ~SIGBIT(sig));
-	} else if (sig) {
-		take_rt(s, sig, info);
-	}
-	ua__sigq_unlock(s);
+	sig = take(&s->own, s->blocked, info);
+	if (!sig)
+		sig = take(&s->sh->shared, s->blocked, info);
 	pthread_mutex_unlock(&s->lock);
 	return sig;
 }
 
-/* Drop every pending instance of sig (a new ignoring disposition). */
+static void flush(struct ua_sigpend *q, int sig)
+{
+	int i, j = 0;
+
+	ua__sigq_lock(q);
+	for (i = 0; i < q->qlen; i++)
+		if (q->queue[i].sig != sig)
+			q->queue[j++] = q->queue[i];
+	q->qlen = j;
+	q->noinfo &= ~SIGBIT(sig);
+	atomic_fetch_and(&q->pending, ~SIGBIT(sig));
+	ua__sigq_unlock(q);
+}
+
+/*
+ * Drop every pending instance of sig (a new ignoring disposition): the
+ * task's and its group's.
+ */
 void ua__sig_flush(struct ua_task *t, int sig)
 {
 	struct ua_sigstate *s = t->sig;
-	int i, j = 0;
 
 	pthread_mutex_lock(&s->lock);
-	ua__sigq_lock(s);
-	for (i = 0; i < s->qlen; i++)
-		if (s->queue[i].sig != sig)
-			s->queue[j++] = s->queue[i];
-	s->qlen = j;
-	s->noinfo &= ~SIGBIT(sig);
-	atomic_fetch_and(&s->pending, ~SIGBIT(sig));
-	ua__sigq_unlock(s);
+	flush(&s->own, sig);
 	pthread_mutex_unlock(&s->lock);
+	flush(&s->sh->shared, sig);
 }
 
 /*
@@ -401,7 +474,7 @@ void ua__sig_wait(struct ua_task *t, bool (*done)(struct ua_task *, void *),
 	struct ua_sigstate *s = t->sig;
 
 	pthread_mutex_lock(&s->lock);
-	while (!(atomic_load(&s->pending) & ~s->blocked) &&
+	while (!(ua__sig_pending(s) & ~s->blocked) &&
 	       !(done && done(t, arg)))
 		pthread_cond_wait(&s->cond, &s->lock);
 	pthread_mutex_unlock(&s->lock);
@@ -433,8 +506,7 @@ UA_FAST bool ua__fast_sig_work_pending(struct ua_task *t)
 {
 	struct ua_sigstate *s = t->sig;
 
-	return (atomic_load_explicit(&s->pending, memory_order_relaxed) &
-		~s->blocked) ||
+	return (ua__sig_pending(s) & ~s->blocked) ||
 	       s->restore_mask || ua__host_sig_pending(t) ||
 	       (t->regs.orig_rax != (uint64_t)-1 && is_restart(t->regs.rax));
 }

@@ -89,7 +89,7 @@ static long sys_rt_sigprocmask(struct ua_task *t, struct ua_pt_regs *r)
 static long sys_rt_sigpending(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct ua_sigstate *s = sigstate(t);
-	uint64_t set = atomic_load(&s->pending) & s->blocked;
+	uint64_t set = ua__sig_pending(s) & s->blocked;
 
 	if (r->rdx != 8)
 		return -EINVAL;
@@ -139,7 +139,7 @@ static long sys_futex_wait(struct ua_task *t, struct ua_pt_regs *r)
 		if (cur != val)
 			return s->woken ? (s->woken = false, 0) : -EAGAIN;
 		ua__sig_wait(t, woken, NULL);
-		if (atomic_load(&s->pending) & ~s->blocked)
+		if (ua__sig_pending(s) & ~s->blocked)
 			return -ERESTARTSYS;
 		pthread_mutex_lock(&s->lock);
 		s->woken = false;

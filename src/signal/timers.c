@@ -300,7 +300,7 @@ static long sleep_until(struct ua_task *t, uint64_t deadline, uint64_t rem)
 		struct timespec rt;
 		uint64_t abs;
 
-		if (atomic_load(&s->pending) & ~s->blocked) {
+		if (ua__sig_pending(s) & ~s->blocked) {
 			interrupted = true;
 			break;
 		}

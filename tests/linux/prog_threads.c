@@ -4,7 +4,9 @@
  * must be the same bytes.  Mutexes and condition variables under
  * contention, a barrier, thread-local storage, thread ids, pthread_kill,
  * a signal to the process taken by the one thread that does not block
- * it, pthread_cancel, join values, a robust mutex whose owner died; with an argument, how a thread ends
+ * it, one that every thread blocks taken by sigwait() in one or by the
+ * one that unblocks it, FUTEX_WAKE_OP, pthread_cancel, join values, a
+ * robust mutex whose owner died; with an argument, how a thread ends
  * the process (segv: a fault; exit: exit() from a thread; mainexit: the
  * first thread leaves with pthread_exit(); stress: futex handoffs;
  * hostsig: a signal from outside taken by the thread not blocking it).
@@ -13,6 +15,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -209,6 +212,82 @@ static void ids_and_signals(void)
 	pthread_join(t, NULL);
 }
 
+/*
+ * The process's queue (the kernel's shared_pending): a signal every
+ * thread blocks waits for any thread to take it, here a thread that
+ * waits for it in sigwait() and one that unblocks it later.
+ */
+static sem_t waiter_ready, unblock_now;
+
+static void *sigwaiter(void *arg)
+{
+	sigset_t set;
+	int sig = 0;
+
+	(void)arg;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sem_post(&waiter_ready);
+	sigwait(&set, &sig);
+	handled_by = tid();
+	return (void *)(long)sig;
+}
+
+static void *unblocker(void *arg)
+{
+	sigset_t set;
+
+	(void)arg;
+	worker_tid = tid();
+	sem_post(&waiter_ready);
+	while (sem_wait(&unblock_now))
+		;
+	/* Taken here, on the way out of this call. */
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+	return NULL;
+}
+
+static void shared_queue(void)
+{
+	struct sigaction sa = { .sa_handler = on_sig };
+	sigset_t set, pend;
+	pthread_t t;
+	void *ret;
+
+	sem_init(&waiter_ready, 0, 0);
+	sem_init(&unblock_now, 0, 0);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	/* The sigwait() pattern: every thread blocks, one waits. */
+	handled_by = 0;
+	pthread_create(&t, NULL, sigwaiter, NULL);
+	sem_wait(&waiter_ready);
+	kill(getpid(), SIGUSR1);
+	pthread_join(t, &ret);
+	printf("sigwait: sig %ld in the waiting thread %d\n", (long)ret,
+	       handled_by != getpid() && handled_by != 0);
+	/* Pending for the process while all block; a thread unblocks it. */
+	sigaction(SIGUSR2, &sa, NULL);
+	handled_sig = 0;
+	worker_tid = 0;
+	pthread_create(&t, NULL, unblocker, NULL);
+	sem_wait(&waiter_ready);
+	kill(getpid(), SIGUSR2);
+	sigpending(&pend);
+	printf("shared: pending for all %d\n", sigismember(&pend, SIGUSR2));
+	sem_post(&unblock_now);
+	pthread_join(t, NULL);
+	printf("shared: sig %d taken by the thread that unblocked it %d\n",
+	       handled_sig, handled_by == worker_tid);
+	sigpending(&pend);
+	printf("shared: pending after %d\n", sigismember(&pend, SIGUSR2));
+	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
 static void *sleeper(void *arg)
 {
 	(void)arg;
@@ -257,6 +336,72 @@ static void robust_mutex(void)
 	if (err == EOWNERDEAD)
 		pthread_mutex_consistent(&robust);
 	printf(", unlock %d\n", pthread_mutex_unlock(&robust));
+}
+
+/*
+ * FUTEX_WAKE_OP (glibc's condition variables used it before 2.25): the
+ * operation on the second word, the waiters of the first woken, those of
+ * the second too when the comparison holds; the kernel's errors.
+ */
+#define FUTEX_WAKE_OP_PRIVATE 133
+#define WOP(op, oparg, cmp, cmparg)                                      \
+	((((op) & 0xfu) << 28) | (((cmp) & 0xfu) << 24) |                 \
+	 (((oparg) & 0xfffu) << 12) | ((cmparg) & 0xfffu))
+
+static _Atomic int wa, wb;
+static sem_t wop_ready;
+
+static long wake_op(_Atomic int *w1, int n1, int n2, void *w2, unsigned op)
+{
+	return syscall(SYS_futex, w1, FUTEX_WAKE_OP_PRIVATE, n1,
+		       (void *)(long)n2, w2, op);
+}
+
+static void *wop_waiter(void *arg)
+{
+	(void)arg;
+	sem_post(&wop_ready);
+	while (atomic_load(&wb) == 21)
+		syscall(SYS_futex, &wb, 128, 21, NULL, NULL, 0);
+	return NULL;
+}
+
+static void show_wop(const char *what, long ret)
+{
+	printf("wake_op %s: %ld %s, b %d\n", what, ret,
+	       ret < 0 ? strerror(errno) : "", atomic_load(&wb));
+}
+
+static void wake_ops(void)
+{
+	pthread_t t;
+	long n = 0;
+
+	show_wop("add", wake_op(&wa, 1, 1, &wb, WOP(1, 5, 0, 0)));
+	show_wop("or shift", wake_op(&wa, 1, 1, &wb, WOP(2 | 8, 4, 4, 4)));
+	show_wop("andn", wake_op(&wa, 1, 1, &wb, WOP(3, 1, 1, 21)));
+	show_wop("xor", wake_op(&wa, 1, 1, &wb, WOP(4, 0x801, 2, 0)));
+	show_wop("set", wake_op(&wa, 1, 1, &wb, WOP(0, 21, 5, -1)));
+	/* A thread waits on b: woken because the comparison holds. */
+	sem_init(&wop_ready, 0, 0);
+	pthread_create(&t, NULL, wop_waiter, NULL);
+	sem_wait(&wop_ready);
+	while (n < 1) {
+		/* b stays 21 until the waiter is surely asleep and woken. */
+		n = wake_op(&wa, 1, 1, &wb, WOP(1, 0, 0, 21));
+		if (n < 1)
+			sched_yield();
+	}
+	atomic_store(&wb, 0);
+	syscall(SYS_futex, &wb, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	pthread_join(t, NULL);
+	printf("wake_op woke the waiter of b: %ld\n", n);
+	atomic_store(&wb, 7);
+	show_wop("bad op", wake_op(&wa, 1, 1, &wb, WOP(6, 1, 0, 0)));
+	show_wop("bad cmp", wake_op(&wa, 1, 1, &wb, WOP(1, 1, 9, 0)));
+	show_wop("unaligned", wake_op(&wa, 1, 1, (char *)&wb + 1,
+				      WOP(1, 1, 0, 0)));
+	show_wop("unmapped", wake_op(&wa, 1, 1, (void *)16, WOP(1, 1, 0, 0)));
 }
 
 static void *fault(void *arg)
@@ -409,6 +554,8 @@ int main(int argc, char **argv)
 	condvars();
 	barriers();
 	ids_and_signals();
+	shared_queue();
+	wake_ops();
 	cancel();
 	robust_mutex();
 	return 0;

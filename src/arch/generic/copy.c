@@ -117,3 +117,25 @@ int ua__generic_put(unsigned long v, void *p, size_t size)
 {
 	return access_sized(&v, p, size, true);
 }
+
+int ua__raw_cmpxchg32(uint32_t *uaddr, uint32_t old, uint32_t new,
+		      uint32_t *seen)
+{
+	void *volatile prev = ua_self.recover;
+	uint32_t cur = old;
+	sigjmp_buf jb;
+
+	if (sigsetjmp(jb, 0)) {
+		ua_self.recover = prev;
+		ua_self.stats.fixups++;
+		return -EFAULT;
+	}
+	ua_self.recover = &jb;
+	atomic_signal_fence(memory_order_seq_cst);
+	__atomic_compare_exchange_n(uaddr, &cur, new, false, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+	atomic_signal_fence(memory_order_seq_cst);
+	ua_self.recover = prev;
+	*seen = cur;
+	return 0;
+}
