@@ -191,9 +191,7 @@ static long sys_rt_sigtimedwait(struct ua_task *t, struct ua_pt_regs *r)
 	/* A signal for the process may pick this thread while it waits. */
 	atomic_store(&s->waiting, set);
 	for (;;) {
-		ua__sig_set_blocked(t, ~set);
-		sig = ua__sig_dequeue(t, &info);
-		ua__sig_set_blocked(t, old);
+		sig = ua__sig_dequeue_set(t, set, &info);
 		if (sig)
 			break;
 		if (ua__sig_pending(s) & ~old) {

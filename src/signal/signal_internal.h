@@ -230,6 +230,12 @@ UA_HIDDEN int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 			   bool rt_may_fail);
 UA_HIDDEN int ua__sig_dequeue(struct ua_task *t, siginfo_t *info);
 /*
+ * rt_sigtimedwait's dequeue: a signal of set only, whatever the mask,
+ * never SIGKILL or SIGSTOP (those end the wait with -EINTR and act).
+ */
+UA_HIDDEN int ua__sig_dequeue_set(struct ua_task *t, uint64_t set,
+				  siginfo_t *info);
+/*
  * A signal to t's whole thread group, queued where any of its threads
  * may take it; @to (may be NULL) is the one chosen to take it now, as
  * the kernel's complete_signal() picks one that does not block it.

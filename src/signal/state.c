@@ -420,20 +420,30 @@ static int take(struct ua_sigpend *q, uint64_t blocked, siginfo_t *info)
 }
 
 /* dequeue_signal(): the task's own signals first, then its group's. */
-int ua__sig_dequeue(struct ua_task *t, siginfo_t *info)
+static int dequeue(struct ua_task *t, uint64_t blocked, siginfo_t *info)
 {
 	struct ua_sigstate *s = t->sig;
 	int sig;
 
 	/* Nothing deliverable: the common case, without the lock. */
-	if (!(ua__sig_pending(s) & ~s->blocked))
+	if (!(ua__sig_pending(s) & ~blocked))
 		return 0;
 	pthread_mutex_lock(&s->lock);
-	sig = take(&s->own, s->blocked, info);
+	sig = take(&s->own, blocked, info);
 	if (!sig)
-		sig = take(&s->sh->shared, s->blocked, info);
+		sig = take(&s->sh->shared, blocked, info);
 	pthread_mutex_unlock(&s->lock);
 	return sig;
+}
+
+int ua__sig_dequeue(struct ua_task *t, siginfo_t *info)
+{
+	return dequeue(t, sigstate(t)->blocked, info);
+}
+
+int ua__sig_dequeue_set(struct ua_task *t, uint64_t set, siginfo_t *info)
+{
+	return dequeue(t, ~(set & ~UNBLOCKABLE), info);
 }
 
 static void flush(struct ua_sigpend *q, int sig)

@@ -198,7 +198,11 @@ static void thread_id(void)
 	block(SIGUSR2);
 	sem_init(&worker_ready, 0, 0);
 	sem_init(&worker_done, 0, 0);
-	pthread_create(&th, NULL, worker, NULL);
+	errno = pthread_create(&th, NULL, worker, NULL);
+	if (errno) {
+		perror("pthread_create");
+		return;
+	}
 	sem_wait(&worker_ready);
 	set_tid(&ev, (pid_t)syscall(SYS_gettid));
 	if (timer_create(CLOCK_MONOTONIC, &ev, &t))
