@@ -70,6 +70,12 @@ struct lx_timer {
 	pthread_cond_t cond;
 	struct timespec expires; /* CLOCK_MONOTONIC; 0: disarmed */
 	struct timespec interval;
+	/*
+	 * The process's task while it has one thread (ua__lx_timer_signal()).
+	 * The thread's argument is this struct, never the task, whose lx
+	 * pointer its end clears before the thread is stopped.
+	 */
+	struct ua_task *owner;
 };
 
 /* Room for the auxiliary vector the loader gives (loader.c). */

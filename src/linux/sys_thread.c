@@ -583,8 +583,9 @@ long ua__lx_signal_group(struct ua_task *t, int sig, const siginfo_t *info)
 }
 
 /*
- * A POSIX timer's expiry (sys_timer.c), from a monitor thread: to the
- * thread tid (SIGEV_THREAD_ID), else to the process as kill() does;
+ * A timer's expiry (sys_timer.c, and ITIMER_REAL in sys_time.c), from a
+ * monitor thread: to the thread tid (SIGEV_THREAD_ID), else to the
+ * process as kill() does;
  * @only is the process's task while it has never had a second thread.
  * While the signal of the timer's last expiry is still pending, this
  * one only counts as its overrun.
@@ -607,8 +608,10 @@ long ua__lx_timer_signal(struct lx_proc *p, struct ua_task *only, pid_t tid,
 		ret = -ESRCH;
 		goto out;
 	}
-	/* The group's queue is any of its threads'. */
-	if (ua__sig_timer_overrun(to, sig, info->si_timerid, add))
+	/* The group's queue is any of its threads'.  (ITIMER_REAL's
+	 * SIGALRM, SI_KERNEL, queues like kill()'s.) */
+	if (info->si_code == SI_TIMER &&
+	    ua__sig_timer_overrun(to, sig, info->si_timerid, add))
 		goto out;
 	if (!p->nthreads || tid)
 		ret = ua__sig_send(to, sig, info, false);

@@ -282,9 +282,16 @@ static long sys_clock_nanosleep(struct ua_task *t, struct ua_pt_regs *r)
 /* The ITIMER_REAL thread of a task. */
 static void *timer_main(void *arg)
 {
-	struct ua_task *t = arg;
-	struct lx_timer *tm = &lx_proc(t)->timer;
+	struct lx_timer *tm = arg;
+	struct lx_proc *p = (struct lx_proc *)((char *)tm -
+					       offsetof(struct lx_proc, timer));
 	struct timespec now;
+	siginfo_t info;
+
+	/* it_real_fn(): SIGALRM to the process, from the kernel. */
+	memset(&info, 0, sizeof(info));
+	info.si_signo = SIGALRM;
+	info.si_code = SI_KERNEL;
 
 	pthread_mutex_lock(&tm->lock);
 	while (!tm->stop) {
@@ -303,7 +310,7 @@ static void *timer_main(void *arg)
 		else
 			tm->expires = (struct timespec){ 0, 0 };
 		pthread_mutex_unlock(&tm->lock);
-		ua_task_kill(t, SIGALRM);
+		ua__lx_timer_signal(p, tm->owner, 0, &info);
 		pthread_mutex_lock(&tm->lock);
 	}
 	pthread_mutex_unlock(&tm->lock);
@@ -322,7 +329,8 @@ static int timer_start(struct ua_task *t)
 	pthread_cond_init(&tm->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	pthread_mutex_init(&tm->lock, NULL);
-	if (pthread_create(&tm->thread, NULL, timer_main, t)) {
+	tm->owner = t;
+	if (pthread_create(&tm->thread, NULL, timer_main, tm)) {
 		pthread_cond_destroy(&tm->cond);
 		pthread_mutex_destroy(&tm->lock);
 		return -EAGAIN;
