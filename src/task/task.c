@@ -541,6 +541,7 @@ bool ua__guest_context(const ucontext_t *uc)
 {
 	const struct ua_task *t = ua__cur_task;
 	uintptr_t rsp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+	uintptr_t rip = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
 	uintptr_t ss = (uintptr_t)uc->uc_stack.ss_sp, lo;
 
 	if (!t || ua_self.guest_space != t->sp)
@@ -551,6 +552,14 @@ bool ua__guest_context(const ucontext_t *uc)
 	 * (its other accesses have exception-table entries).
 	 */
 	if (ua__in_exit_code((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]))
+		return true;
+	/*
+	 * Monitor code never runs from the space (the patch slots there
+	 * run guest state): a fault with RIP in it, such as the fetch from
+	 * a bad page a guest's rt_sigreturn jumped to, is the guest's
+	 * whatever its RSP holds, even an address on the monitor's stack.
+	 */
+	if (rip >= t->sp->base && rip < t->sp->limit)
 		return true;
 	if (rsp >= t->sp->base && rsp <= t->sp->limit)
 		return true;
