@@ -344,21 +344,15 @@ static void say_once(bool *said, const char *what)
 	ua__write_str(2, what);
 }
 
-static int check_flags(struct ua_task *t, uint64_t flags)
+static int check_flags(uint64_t flags)
 {
-	static bool said_flags, said_rewrite;
+	static bool said_flags;
 
 	if ((flags & THREAD_NEED) != THREAD_NEED || (flags & ~THREAD_OK)) {
 		say_once(&said_flags,
 			 "uaccess: clone of a thread that does not share "
 			 "files, fs, signal handlers and memory, or with "
 			 "namespaces: not supported (ENOSYS)\n");
-		return -ENOSYS;
-	}
-	if (t->tb.mode == UA_TRAP_REWRITE) {
-		say_once(&said_rewrite,
-			 "uaccess: threads under --trap=rewrite are not "
-			 "supported (ENOSYS): use the default trap or sud\n");
 		return -ENOSYS;
 	}
 	return 0;
@@ -412,7 +406,7 @@ long ua__lx_clone_thread(struct ua_task *t, struct ua_pt_regs *r,
 	long err;
 	pid_t tid;
 
-	err = check_flags(t, flags);
+	err = check_flags(flags);
 	if (err)
 		return err;
 	pthread_mutex_lock(&p->tlock);

@@ -205,8 +205,10 @@ fail:
 /*
  * A thread of parent's process (clone with CLONE_VM | CLONE_THREAD): the
  * caller sets its registers.  Trampolines and code ranges of the patch
- * trap are the process's: the new task reads the parent's and never
- * frees them (the parent outlives its threads: sys_thread.c).
+ * trap and the table of patched or rewritten sites are the process's:
+ * the new task reads the parent's and never frees them (the parent
+ * outlives its threads: sys_thread.c).  Nothing adds to either while the
+ * space has several tasks (trap_patch.c, trap_rewrite.c).
  */
 struct ua_task *ua__task_clone(struct ua_task *parent)
 {
@@ -226,6 +228,7 @@ struct ua_task *ua__task_clone(struct ua_task *parent)
 	t->hook_data = parent->hook_data;
 	t->tsc_off = parent->tsc_off;
 	t->patch = parent->patch;
+	t->tb.rw = parent->tb.rw;
 	t->patch_shared = true;
 	t->regs = parent->regs;
 	err = task_register(t);
@@ -251,8 +254,10 @@ void ua_task_destroy(struct ua_task *t)
 	if (t->lx_free)
 		t->lx_free(t);
 	/* Threads may still run through the trampolines (sys_thread.c). */
-	if (t->patch_shared || atomic_load(&t->sp->tasks) > 1)
+	if (t->patch_shared || atomic_load(&t->sp->tasks) > 1) {
 		t->patch = NULL;
+		t->tb.rw = NULL;
+	}
 	ua__trap_free(t);
 	if (ua__task_hooks && ua__task_hooks->destroy)
 		ua__task_hooks->destroy(t);

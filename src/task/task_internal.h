@@ -215,6 +215,13 @@ struct ua__rw_site {
 	uint8_t why;          /* 0 patched, else enum ua__patch_why */
 	uint8_t len;          /* patch: the relocated instruction's bytes */
 };
+/* Counted without a lock: threads share the table (ua__task_clone()). */
+static inline void ua__site_trip(struct ua__rw_site *e)
+{
+	__atomic_store_n(&e->trips, __atomic_load_n(&e->trips,
+						    __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED);
+}
 UA_HIDDEN struct ua__rw_site *ua__rw_site_get(struct ua_task *t,
 					      uint64_t addr, uint64_t nr,
 					      bool *is_new);

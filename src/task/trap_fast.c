@@ -78,7 +78,7 @@ UA_FAST int ua__fast_rewrite(struct ua_task *t)
 		self->guest_space = sp;
 		return 0;
 	}
-	site->trips++;
+	ua__site_trip(site);
 	t->trap_entry = true;
 	t->regs_replaced = false;
 	r->rax = (uint64_t)ret;

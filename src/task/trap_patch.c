@@ -420,7 +420,7 @@ void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r)
 		return;
 	if (!is_new) {
 		/* Stayed on sud, or the trampoline's check sent it back. */
-		e->trips++;
+		ua__site_trip(e);
 		return;
 	}
 	e->why = (uint8_t)try_patch(t, sys, &len);

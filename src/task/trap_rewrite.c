@@ -359,6 +359,13 @@ void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r)
 	/* A number outside the sled would jump out of the trampoline. */
 	if (nr >= TRAMP_JMP)
 		return;
+	/*
+	 * Another thread may be running the code, and its traps read the
+	 * site table unlocked: while the space has several tasks no site is
+	 * rewritten (doc/uarun.md, Threads), as with patch.
+	 */
+	if (atomic_load(&t->sp->tasks) > 1)
+		return;
 	/* Guest memory only: never the monitor's own text. */
 	if (r->rip < 2 || site < t->sp->base || r->rip > t->sp->limit)
 		return;
@@ -410,14 +417,21 @@ bool ua__rewrite_fixup(struct ua_task *t, struct ua_pt_regs *r, bool at_site)
 	return true;
 }
 
-/* A call through a rewritten site: count it. */
+/*
+ * A call through a rewritten site: count it.  With several tasks the
+ * table is shared and only read (ua__task_clone()): a count another
+ * thread makes at the same moment may be lost, never the table.
+ */
 void ua__rewrite_trip(struct ua_task *t, uint64_t site)
 {
-	struct ua__rw_site *e = ua__rw_site_get(t, site, t->regs.orig_rax,
-						NULL);
+	struct ua__rw_site *e;
 
+	if (atomic_load(&t->sp->tasks) > 1)
+		e = ua__fast_rw_site(t, site);
+	else
+		e = ua__rw_site_get(t, site, t->regs.orig_rax, NULL);
 	if (e)
-		e->trips++;
+		ua__site_trip(e);
 }
 
 /*

@@ -83,11 +83,8 @@ def run(cmd, stdin, cwd, env):
     return r.stdout, r.returncode, r.stderr
 
 
-THREADS_NO_REWRITE = 'threads under --trap=rewrite are not supported'
-
-
 def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False,
-            expect=None, threads=False, frames=None, trap_list=None):
+            expect=None, frames=None, trap_list=None):
     """quiet: the program makes only calls the table has or numbers that
     are no syscall at all, so uarun must name none as not implemented.
     expect(trap, native): what uarun must print under a trap path whose
@@ -102,10 +99,6 @@ def compare(uarun, bks, name, argv, stdin=b'', cwd=None, quiet=False,
             print('skip %s: %s' % (name, line))
     failures = 0
     tlist = trap_list or traps(uarun, argv)
-    if threads and 'rewrite' in tlist:
-        # A documented refusal (doc/uarun.md, sys_thread.c).
-        print('skip %s [rewrite]: %s' % (name, THREADS_NO_REWRITE))
-        tlist = [t for t in tlist if t != 'rewrite']
     for b, f, t in [(b, f, t) for t in tlist
                     for b in bks for f in frames or FRAMES]:
         cmd = [uarun, '--protect=' + b, '--frames=' + f, '--trap=' + t] + \
@@ -157,10 +150,9 @@ def mode_programs(uarun, progs):
             fails += host_signals(uarun, bks, name, p)
             continue
         if 'threads' in name:
-            fails += compare(uarun, bks, name, [p], threads=True)
+            fails += compare(uarun, bks, name, [p])
             for how in ['segv', 'exit', 'mainexit']:
-                fails += compare(uarun, bks, name + ' ' + how, [p, how],
-                                 threads=True)
+                fails += compare(uarun, bks, name + ' ' + how, [p, how])
             # 8 threads x 10^5 futex wake/wait pairs: a lost wake-up
             # hangs.  Once (every call traps, ~12x native under none;
             # the backend is not what it checks).
@@ -170,12 +162,12 @@ def mode_programs(uarun, progs):
                 print('skip %s stress: in the VM (run on the host)' % name)
                 continue
             fails += compare(uarun, ['none'], name + ' stress',
-                             [p, 'stress'], threads=True, frames=['block'],
+                             [p, 'stress'], frames=['block'],
                              trap_list=['patch'])
             continue
         if 'timers' in name:
             # Its SIGEV_THREAD_ID and SIGEV_THREAD cases make threads.
-            fails += compare(uarun, bks, name, [p], threads=True)
+            fails += compare(uarun, bks, name, [p])
             continue
         if 'procfs' in name:
             # Arguments for cmdline: one with a space, an empty one.
@@ -210,8 +202,7 @@ def host_signal_thread(uarun, bks, name, prog):
     with the first thread gone (pthread_exit)."""
     fails = 0
     want = run_signalled([prog, 'hostsig'], [signal.SIGTERM])
-    for b, t in [(b, t) for t in traps(uarun, [prog]) if t != 'rewrite'
-                 for b in bks]:
+    for b, t in [(b, t) for t in traps(uarun, [prog]) for b in bks]:
         cmd = [uarun, '--protect=' + b, '--trap=' + t, prog, 'hostsig']
         out, rc, err = run_signalled(cmd, [signal.SIGTERM])
         if (out, rc) != want[:2]:
@@ -1001,11 +992,10 @@ def mode_go(uarun):
         if r.returncode:
             print('FAIL go build: %s' % r.stderr[-2000:])
             return 1
-        fails += compare(uarun, bks, 'go', [prog], threads=True)
+        fails += compare(uarun, bks, 'go', [prog])
         want_out, want_rc, _ = run_signalled([prog, 'wait'],
                                              [signal.SIGINT])
-        tlist = [t for t in traps(uarun, [prog]) if t != 'rewrite']
-        for b, t in [(b, t) for t in tlist for b in bks]:
+        for b, t in [(b, t) for t in traps(uarun, [prog]) for b in bks]:
             cmd = [uarun, '--protect=' + b, '--trap=' + t, prog, 'wait']
             out, rc, err = run_signalled(cmd, [signal.SIGINT])
             if out != want_out or rc != want_rc:
