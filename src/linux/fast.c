@@ -109,8 +109,9 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 	uint64_t nr = t->regs.orig_rax;
 	long ret;
 
+	/* A signalfd's readiness follows every change to a pending set. */
 	if (!p || p->trace_fd >= 0 || !t->sig || nr >= LX_NR_MAX ||
-	    ua__fast_sig_work_pending(t))
+	    p->sigfds || ua__fast_sig_work_pending(t))
 		return UA_FAST_DECLINE;
 	/* A thread's id, and who a signal is for, are the full path's. */
 	if (ua_unlikely(lx_threaded(p)) &&

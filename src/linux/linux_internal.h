@@ -38,7 +38,11 @@ struct lx_file {
 	int host;      /* LX_FD_HOST: the host descriptor */
 	int flags;     /* O_* status flags given at open (append, nonblock) */
 	bool cloexec;
+	int sfd;       /* a signalfd: 1 + its slot (sys_signalfd.c); else 0 */
 };
+
+/* signalfds a process may have at once (ENFILE past it). */
+#define LX_NSIGFD 64
 
 /*
  * May the monitor's own device f be read (write false) or written?  The
@@ -143,6 +147,8 @@ struct lx_proc {
 	uintptr_t patch_start, patch_end;
 	/* POSIX timers (sys_timer.c), made at the first timer_create(). */
 	struct lx_ptimers *ptimers;
+	/* signalfds (sys_signalfd.c), made at the first signalfd(). */
+	struct lx_sigfds *sigfds;
 };
 
 #define LX_CHUNK (64 << 10)
@@ -280,6 +286,16 @@ UA_HIDDEN void ua__lx_big_unlock(struct lx_proc *p);
 /* sys_timer.c: the process's POSIX timers end; a forked child's go. */
 UA_HIDDEN void ua__lx_ptimer_init(void);
 UA_HIDDEN void ua__lx_ptimers_stop(struct lx_proc *p);
+/* sys_signalfd.c: the slots guest descriptors share (lx_file's sfd). */
+UA_HIDDEN int ua__lx_sigfd_new(struct ua_task *t, uint64_t mask, int host);
+UA_HIDDEN void ua__lx_sigfd_get(struct lx_proc *p, int sfd);
+UA_HIDDEN void ua__lx_sigfd_put(struct lx_proc *p, int sfd);
+UA_HIDDEN uint64_t ua__lx_sigfd_mask(struct lx_proc *p, int sfd);
+UA_HIDDEN long ua__lx_sigfd_read(struct ua_task *t, struct lx_file *f,
+				 struct ua_iov_iter *it);
+UA_HIDDEN void ua__lx_sigfd_forget(struct ua_task *t);
+UA_HIDDEN void ua__lx_sigfd_after_fork(struct ua_task *t);
+UA_HIDDEN void ua__lx_sigfd_free(struct lx_proc *p);
 UA_HIDDEN void ua__lx_ptimers_reset(struct lx_proc *p);
 
 /* sys_futex.c */
@@ -335,6 +351,7 @@ UA_HIDDEN void ua__lx_exec_init(void);
 UA_HIDDEN void ua__lx_xattr_init(void);
 UA_HIDDEN void ua__lx_socket_init(void);
 UA_HIDDEN void ua__lx_epoll_init(void);
+UA_HIDDEN void ua__lx_signalfd_init(void);
 UA_HIDDEN void ua__lx_hostfd_init(void);
 
 #define LX_REGISTER(calls) ua__lx_register((calls), sizeof(calls) / sizeof((calls)[0]))

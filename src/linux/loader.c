@@ -534,6 +534,7 @@ void ua__lx_free(struct ua_task *t)
 	if (ua__lx_proc_orphan(p, t))
 		return;
 	ua__lx_files_close(p);
+	ua__lx_sigfd_free(p);
 	ua__lx_names_free(p);
 	ua__lx_proc_threads_free(p);
 	free(p->first.iobuf);

@@ -162,9 +162,12 @@ static long fd_link(struct ua_task *t, long fd, char *out, size_t size)
 
 	if (!f)
 		return -ENOENT;
-	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) {
+	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO || f->sfd) {
+		/* A signalfd's host side is an eventfd (sys_signalfd.c). */
 		n = snprintf(out, size, "%s",
-			     f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero");
+			     f->sfd			 ? "anon_inode:[signalfd]" :
+			     f->kind == LX_FD_NULL ? "/dev/null" :
+						     "/dev/zero");
 		return n < (ssize_t)size ? n : (ssize_t)size;
 	}
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", f->host);

@@ -502,6 +502,8 @@ static void put_strv(struct wbuf *w, const struct strv *s)
 /* One descriptor the new image keeps. */
 struct state_file {
 	int32_t fd, kind, host, flags;
+	int32_t sfd, pad; /* a signalfd: its slot + 1, and its mask */
+	uint64_t sfd_mask;
 };
 
 /* The files without close-on-exec, their host sides made to survive. */
@@ -517,7 +519,10 @@ static void put_files(struct wbuf *w, struct lx_proc *p)
 
 		if (f->kind == LX_FD_FREE || f->cloexec)
 			continue;
-		put(w, &(struct state_file){ i, f->kind, f->host, f->flags },
+		put(w,
+		    &(struct state_file){
+			    i, f->kind, f->host, f->flags, f->sfd, 0,
+			    f->sfd ? ua__lx_sigfd_mask(p, f->sfd) : 0 },
 		    sizeof(struct state_file));
 		if (f->kind == LX_FD_HOST && f->host > 2)
 			fcntl(f->host, F_SETFD, 0);
@@ -902,21 +907,53 @@ void ua_exec_state_free(struct ua_exec_state *st)
 	free(st);
 }
 
-/* The old image's descriptors, at their numbers, close-on-exec on the host. */
-static int load_files(struct lx_proc *p, const struct ua_exec_state *st)
+/*
+ * A signalfd of the old image: the new slot of its old one, made at its
+ * first descriptor (old[] maps one to the other), referenced again by
+ * the others.
+ */
+static int load_sigfd(struct ua_task *t, const struct state_file *f,
+		      int *old)
 {
+	int n;
+
+	if (f->kind != LX_FD_HOST || f->sfd < 1 || f->sfd > LX_NSIGFD)
+		return -EINVAL;
+	if (old[f->sfd - 1]) {
+		ua__lx_sigfd_get(lx_proc(t), old[f->sfd - 1]);
+		return old[f->sfd - 1];
+	}
+	n = ua__lx_sigfd_new(t, f->sfd_mask, f->host);
+	if (n > 0)
+		old[f->sfd - 1] = n;
+	return n;
+}
+
+/* The old image's descriptors, at their numbers, close-on-exec on the host. */
+static int load_files(struct ua_task *t, const struct ua_exec_state *st)
+{
+	struct lx_proc *p = lx_proc(t);
+	int old[LX_NSIGFD] = { 0 };
+
 	for (int i = 0; i < LX_NFDS; i++)
 		p->files[i].kind = LX_FD_FREE;
 	for (uint32_t i = 0; i < st->nfiles; i++) {
 		const struct state_file *f = &st->files[i];
+		int sfd = 0;
 
 		if (f->fd < 0 || f->fd >= LX_NFDS ||
 		    (f->kind != LX_FD_HOST && f->kind != LX_FD_NULL &&
 		     f->kind != LX_FD_ZERO))
 			return -EINVAL;
+		if (f->sfd) {
+			sfd = load_sigfd(t, f, old);
+			if (sfd < 0)
+				return sfd;
+		}
 		p->files[f->fd] = (struct lx_file){ .kind = f->kind,
 						    .host = f->host,
-						    .flags = f->flags };
+						    .flags = f->flags,
+						    .sfd = sfd };
 		if (f->kind == LX_FD_HOST && f->host > 2)
 			fcntl(f->host, F_SETFD, FD_CLOEXEC);
 	}
@@ -940,9 +977,12 @@ struct ua_task *ua_task_exec_state(struct ua_space *sp,
 	if (!t)
 		return NULL;
 	p = lx_proc(t);
-	err = load_files(p, st);
+	err = load_files(t, st);
 	if (!err)
 		err = ua__sig_exec_load(t, &st->sig);
+	/* Pending signals carried over show in the signalfds. */
+	if (!err)
+		ua__sig_pend_changed(t);
 	if (!err) {
 		/* Kept by exec; set on the host when the task runs. */
 		t->pdeath_sig = st->pdeath_sig;

@@ -72,15 +72,19 @@ int ua__lx_fd_install(struct lx_proc *p, int min, struct lx_file f)
 	return ret;
 }
 
-static void file_release(struct lx_file *f)
+static void file_release(struct lx_proc *p, struct lx_file *f)
 {
 	if (f->kind == LX_FD_HOST && f->host > 2)
 		close(f->host);
+	if (f->kind == LX_FD_HOST && f->sfd)
+		ua__lx_sigfd_put(p, f->sfd);
 	f->kind = LX_FD_FREE;
+	f->sfd = 0;
 }
 
 /* A second reference to f: the host descriptor is duplicated. */
-static int file_dup(const struct lx_file *f, struct lx_file *out)
+static int file_dup(struct lx_proc *p, const struct lx_file *f,
+		    struct lx_file *out)
 {
 	*out = *f;
 	out->cloexec = false;
@@ -88,6 +92,8 @@ static int file_dup(const struct lx_file *f, struct lx_file *out)
 		out->host = fcntl(f->host, F_DUPFD_CLOEXEC, 3);
 		if (out->host < 0)
 			return -errno;
+		if (f->sfd)
+			ua__lx_sigfd_get(p, f->sfd);
 	}
 	return 0;
 }
@@ -139,6 +145,9 @@ static long do_read(struct ua_task *t, struct lx_file *f,
 		return -EBADF;
 	if (f->kind == LX_FD_NULL)
 		return 0;
+	/* No llseek and no write of its own: FMODE_PREAD, FMODE_PWRITE. */
+	if (f->kind == LX_FD_HOST && f->sfd)
+		return pos ? -ESPIPE : ua__lx_sigfd_read(t, f, it);
 	if (f->kind == LX_FD_ZERO) {
 		size_t n = ua_iov_iter_count(it);
 		size_t z = ua_iov_iter_zero(n, it);
@@ -170,6 +179,8 @@ static long do_write(struct ua_task *t, struct lx_file *f,
 	char *buf = lx_iobuf(t);
 	size_t total = 0;
 
+	if (f->kind == LX_FD_HOST && f->sfd)
+		return pos ? -ESPIPE : -EINVAL;
 	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) {
 		size_t n = ua_iov_iter_count(it);
 
@@ -283,7 +294,7 @@ long ua__lx_close_fd(struct ua_task *t, int fd)
 
 	if (!f)
 		return -EBADF;
-	file_release(f);
+	file_release(lx_proc(t), f);
 	return 0;
 }
 
@@ -335,11 +346,11 @@ static long do_dup3(struct ua_task *t, long oldfd, long newfd, int flags)
 		return -EINVAL;
 	if (!f || newfd < 0 || newfd >= lx_nofile(p))
 		return -EBADF;
-	err = file_dup(f, &nf);
+	err = file_dup(p, f, &nf);
 	if (err)
 		return err;
 	nf.cloexec = flags & O_CLOEXEC;
-	file_release(&p->files[newfd]);
+	file_release(p, &p->files[newfd]);
 	p->files[newfd] = nf;
 	return newfd;
 }
@@ -351,12 +362,12 @@ static long sys_dup(struct ua_task *t, struct ua_pt_regs *r)
 
 	if (!f)
 		return -EBADF;
-	err = file_dup(f, &nf);
+	err = file_dup(lx_proc(t), f, &nf);
 	if (err)
 		return err;
 	fd = ua__lx_fd_install(lx_proc(t), 0, nf);
 	if (fd < 0)
-		file_release(&nf);
+		file_release(lx_proc(t), &nf);
 	return fd;
 }
 
@@ -399,8 +410,8 @@ static long do_pipe2(struct ua_task *t, int *ufds, int flags)
 		return -EMFILE;
 	}
 	if (ua_copy_to_user(ufds, fd, sizeof(fd))) {
-		file_release(&p->files[fd[0]]);
-		file_release(&p->files[fd[1]]);
+		file_release(p, &p->files[fd[0]]);
+		file_release(p, &p->files[fd[1]]);
 		return -EFAULT;
 	}
 	return 0;
@@ -429,13 +440,13 @@ static long sys_fcntl(struct ua_task *t, struct ua_pt_regs *r)
 	case F_DUPFD_CLOEXEC:
 		if (arg < 0 || arg >= lx_nofile(lx_proc(t)))
 			return -EINVAL;
-		err = file_dup(f, &nf);
+		err = file_dup(lx_proc(t), f, &nf);
 		if (err)
 			return err;
 		nf.cloexec = cmd == F_DUPFD_CLOEXEC;
 		fd = ua__lx_fd_install(lx_proc(t), (int)arg, nf);
 		if (fd < 0)
-			file_release(&nf);
+			file_release(lx_proc(t), &nf);
 		return fd;
 	case F_GETFD:
 		return f->cloexec ? FD_CLOEXEC : 0;
@@ -998,7 +1009,7 @@ static long sys_close_range(struct ua_task *t, struct ua_pt_regs *r)
 		if (flags & CLOSE_RANGE_CLOEXEC)
 			f->cloexec = true;
 		else
-			file_release(f);
+			file_release(p, f);
 	}
 	return 0;
 }

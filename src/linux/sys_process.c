@@ -53,6 +53,7 @@ static void child_side(struct ua_task *t, struct ua_pt_regs *r,
 	struct lx_proc *p = lx_proc(t);
 
 	ua__sig_after_fork(t);
+	ua__lx_sigfd_after_fork(t);
 	ua__lx_timer_reset(p);
 	ua__lx_ptimers_reset(p);
 	ua__lx_threads_after_fork(t);

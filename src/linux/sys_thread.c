@@ -270,6 +270,7 @@ static void thread_free(struct ua_task *t)
 {
 	struct lx_thread *th = t->lx_thread;
 
+	ua__lx_sigfd_forget(t);
 	if (th)
 		free(th->iobuf);
 	free(th);

@@ -512,4 +512,5 @@ __attribute__((constructor)) static void lx_table_init(void)
 	ua__lx_thread_init();
 	ua__lx_hostfd_init();
 	ua__lx_ptimer_init();
+	ua__lx_signalfd_init();
 }

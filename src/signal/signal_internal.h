@@ -88,7 +88,22 @@ struct ua_sighand {
 	_Atomic int refs;
 	struct ua_ksigaction action[UA_NSIG + 1];
 	struct ua_sigpend shared;
+	/*
+	 * Something outside the signal layer shows the process's pending
+	 * signals (a signalfd's readiness, src/linux/sys_signalfd.c): while
+	 * watchers is nonzero, ua__sig_pend_hook runs after every change to
+	 * a pending set of the process's tasks or to shared.
+	 */
+	_Atomic int watchers;
 };
+
+/*
+ * Called with t's signal lock held or not, never a queue lock: it may
+ * take a lock of its own and make host calls, and may not take a task's
+ * signal lock.
+ */
+extern UA_HIDDEN void (*ua__sig_pend_hook)(struct ua_task *t);
+
 
 struct ua_sigstate {
 	/*
@@ -133,6 +148,14 @@ struct ua_sigstate {
 static inline UA_FAST struct ua_sigstate *sigstate(struct ua_task *t)
 {
 	return t->sig;
+}
+
+static inline void ua__sig_pend_changed(struct ua_task *t)
+{
+	if (atomic_load_explicit(&sigstate(t)->sh->watchers,
+				 memory_order_relaxed) &&
+	    ua__sig_pend_hook)
+		ua__sig_pend_hook(t);
 }
 
 #define SYNC_MASK                                                        \

@@ -180,6 +180,8 @@ static bool default_ignored(int sig)
 	return false;
 }
 
+void (*ua__sig_pend_hook)(struct ua_task *t);
+
 bool ua__sig_ignored(const struct ua_sigstate *s, int sig)
 {
 	uint64_t h = s->action[sig].handler;
@@ -272,6 +274,7 @@ int ua__sig_send(struct ua_task *t, int sig, const siginfo_t *info,
 		ret = ret < 0 ? ret : 0;
 		goto out;
 	}
+	ua__sig_pend_changed(t);
 	/* Only the task itself waits on its condition: not when it sends. */
 	if (ua__cur_task != t)
 		wake(s);
@@ -321,6 +324,7 @@ int ua__sig_send_group(struct ua_task *t, struct ua_task *to, int sig,
 	ret = queue(q, sig, info, rt_may_fail);
 	if (ret)
 		return ret < 0 ? ret : 0;
+	ua__sig_pend_changed(t);
 	if (to)
 		kick_taker(to, sig);
 	return 0;
@@ -432,6 +436,8 @@ static int dequeue(struct ua_task *t, uint64_t blocked, siginfo_t *info)
 	sig = take(&s->own, blocked, info);
 	if (!sig)
 		sig = take(&s->sh->shared, blocked, info);
+	if (sig)
+		ua__sig_pend_changed(t);
 	pthread_mutex_unlock(&s->lock);
 	return sig;
 }
@@ -472,6 +478,7 @@ void ua__sig_flush(struct ua_task *t, int sig)
 	flush(&s->own, sig);
 	pthread_mutex_unlock(&s->lock);
 	flush(&s->sh->shared, sig);
+	ua__sig_pend_changed(t);
 }
 
 /*
