@@ -212,9 +212,18 @@ fail:
  */
 struct ua_task *ua__task_clone(struct ua_task *parent)
 {
-	struct ua_task *t = task_alloc(parent->sp);
+	struct ua_task *t;
 	int err;
 
+	/* Still alone: the shared table gets its room now (trap_rewrite.c). */
+	if ((parent->tb.mode == UA_TRAP_PATCH ||
+	     parent->tb.mode == UA_TRAP_REWRITE) &&
+	    atomic_load(&parent->sp->tasks) == 1 &&
+	    ua__rw_sites_reserve(parent)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	t = task_alloc(parent->sp);
 	if (!t) {
 		errno = ENOMEM;
 		return NULL;

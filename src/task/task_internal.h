@@ -256,6 +256,8 @@ UA_HIDDEN void ua__patch_entry(void); /* trap.S */
  */
 UA_HIDDEN int ua__patch_add_code(struct ua_task *t, uint64_t start,
 				 uint64_t len);
+UA_HIDDEN void ua__patch_after_fork(struct ua_task *t);
+UA_HIDDEN int ua__rw_sites_reserve(struct ua_task *t);
 UA_HIDDEN void ua__patch_set_area(struct ua_task *t, uint64_t start,
 				  uint64_t len);
 UA_HIDDEN void ua__patch_forget(struct ua_task *t, uint64_t start,

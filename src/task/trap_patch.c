@@ -33,6 +33,17 @@
  * 1:	lea Y+2(%rip), %rcx		what `syscall` leaves in RCX
  *	jmp *32(%r11)			ua__patch_entry
  *
+ * With several threads the jump is written with the kernel's
+ * cross-modifying-code protocol (text_poke_bp(), arch/x86/kernel/
+ * alternative.c): an int3 over the instruction's first byte, the other
+ * threads' cores serialised (membarrier's PRIVATE_EXPEDITED_SYNC_CORE:
+ * the IPI the kernel sends), the rest of the jump, serialised again, its
+ * first byte, serialised again.  A thread that meets the int3 meanwhile
+ * takes a SIGTRAP at the site's start + 1; the monitor sends it back to
+ * the start (ua__patch_fault()), where it finds the instruction or the
+ * jump.  Where the host has no SYNC_CORE membarrier, sites are patched
+ * only while the space has one task.
+ *
  * Guest state can stop inside a slot (a fault, a single step, an
  * asynchronous signal); it is then made what it would be at the site:
  * at the slot's start, before I (RIP S); after I, before the `syscall`
@@ -40,9 +51,13 @@
  * other values).  A fault of the check itself is the site's syscall.
  */
 #include <errno.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <uaccess/access.h>
 
@@ -69,19 +84,38 @@ struct patch_slot {
 	uint8_t len;
 };
 
+/*
+ * The process's: its threads share it (ua__task_clone()).  lock orders
+ * the patching, the sweeps and their undoing; slots and used are read
+ * without it (a slot is written before used counts it).
+ */
 struct ua__patch {
 	uint64_t area, area_len; /* trampoline pages, in the space */
 	size_t used;		 /* slots handed out */
 	struct patch_slot *slots;
 	struct patch_code code[MAX_CODE];
 	size_t ncode;
+	pthread_mutex_t lock;
+	int membar; /* SYNC_CORE membarrier: 0 not asked, 1 ready, -1 none */
 };
 
 static struct ua__patch *patch_of(struct ua_task *t)
 {
-	if (!t->patch)
+	if (!t->patch) {
 		t->patch = calloc(1, sizeof(*t->patch));
+		if (t->patch)
+			pthread_mutex_init(&t->patch->lock, NULL);
+	}
 	return t->patch;
+}
+
+/* A forked child: one thread, whatever the parent's others held. */
+void ua__patch_after_fork(struct ua_task *t)
+{
+	if (!t->patch)
+		return;
+	pthread_mutex_init(&t->patch->lock, NULL);
+	t->patch->membar = 0;
 }
 
 int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len)
@@ -129,12 +163,14 @@ void ua__patch_forget(struct ua_task *t, uint64_t start, uint64_t len)
 
 	if (!p)
 		return;
+	pthread_mutex_lock(&p->lock);
 	for (size_t i = 0; i < p->ncode; i++) {
 		struct patch_code *c = &p->code[i];
 
 		if (start < c->start + c->len && c->start < start + len)
 			code_drop(c);
 	}
+	pthread_mutex_unlock(&p->lock);
 }
 
 void ua__patch_free(struct ua_task *t)
@@ -340,15 +376,66 @@ static uint64_t slot_new(struct ua_task *t, struct ua__patch *p,
 	/* Slots never share a page with guest data: the area is ours. */
 	if (!code_write(t->sp, at, code, SLOT_SIZE, PROT_READ | PROT_EXEC))
 		return 0;
-	p->slots[p->used++] = (struct patch_slot){ sys, len };
+	p->slots[p->used] = (struct patch_slot){ sys, len };
+	__atomic_store_n(&p->used, p->used + 1, __ATOMIC_RELEASE);
 	return at;
+}
+
+/* Every core running one of the process's threads serialised. */
+static bool sync_cores(void)
+{
+	return !syscall(SYS_membarrier,
+			MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+}
+
+/* May code be changed while other threads run?  Asked once. */
+static bool membar_ready(struct ua__patch *p)
+{
+	if (!p->membar)
+		p->membar = syscall(SYS_membarrier,
+				    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+				    0, 0) ?
+				    -1 :
+				    1;
+	return p->membar > 0;
+}
+
+/*
+ * The jump written over old (len bytes at start) while other threads may
+ * run it: text_poke_bp()'s three steps.  On a failure the old bytes are
+ * put back the same way round, so that no int3 of ours stays.
+ */
+static bool code_poke(struct ua_space *sp, uint64_t start,
+		      const uint8_t *old, const uint8_t *new, uint8_t len,
+		      int prot)
+{
+	uintptr_t page = start & ~(uintptr_t)(ua__pagesz - 1);
+	uint8_t *at = (uint8_t *)start;
+	bool ok;
+
+	if (!(prot & PROT_WRITE) &&
+	    ua_mprotect(sp, (void *)page, ua__pagesz, prot | PROT_WRITE))
+		return false;
+	ok = !ua_put_user((uint8_t)0xcc, at) && sync_cores() &&
+	     !ua_copy_to_user(at + 1, new + 1, len - 1u) && sync_cores() &&
+	     !ua_put_user(new[0], at) && sync_cores();
+	if (!ok) {
+		if (!ua_copy_to_user(at + 1, old + 1, len - 1u))
+			sync_cores();
+		if (!ua_put_user(old[0], at))
+			sync_cores();
+	}
+	if (!(prot & PROT_WRITE))
+		ua_mprotect(sp, (void *)page, ua__pagesz, prot);
+	return ok;
 }
 
 /*
  * Patch the site whose `syscall` is at sys: UA_PATCH_OK, or why not.
  * The bytes are read again and decoded here, whatever the sweep saw.
  */
-static unsigned int try_patch(struct ua_task *t, uint64_t sys, uint8_t *lenp)
+static unsigned int try_patch(struct ua_task *t, uint64_t sys, uint8_t *lenp,
+			      bool threads)
 {
 	struct ua__patch *p = t->patch;
 	uint8_t bytes[INSN_MAX + 2], jmp[INSN_MAX];
@@ -381,14 +468,15 @@ static unsigned int try_patch(struct ua_task *t, uint64_t sys, uint8_t *lenp)
 	if (!slot)
 		return UA_PATCH_WHY_FULL;
 	/*
-	 * One thread: nothing runs this code meanwhile.  The bytes after
-	 * the jmp (an instruction longer than 5) become int3, so that a
-	 * later sweep stays in step.
+	 * The bytes after the jmp (an instruction longer than 5) become
+	 * int3, so that a later sweep stays in step.  One thread: nothing
+	 * runs this code meanwhile.
 	 */
 	memset(jmp, 0xcc, len);
 	jmp[0] = 0xe9;
 	put_rel32(jmp + 1, start + 5, slot);
-	if (!code_write(t->sp, start, jmp, len, prot))
+	if (threads ? !code_poke(t->sp, start, bytes, jmp, len, prot) :
+		      !code_write(t->sp, start, jmp, len, prot))
 		return UA_PATCH_WHY_FAILED;
 	return UA_PATCH_OK;
 }
@@ -402,31 +490,35 @@ void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r)
 {
 	uint64_t sys = r->rip - 2;
 	struct ua__rw_site *e;
-	bool is_new;
+	struct ua__patch *p;
+	bool is_new, threads;
 	uint8_t len = 0;
 
 	/* Guest memory only: never the monitor's own text. */
 	if (r->rip < 2 || sys < t->sp->base || r->rip > t->sp->limit)
 		return;
-	/*
-	 * Another thread may be running the code, and the site table and
-	 * trampolines are the first thread's: no cross-modifying-code
-	 * protocol here yet, so a space with several tasks patches nothing.
-	 */
-	if (atomic_load(&t->sp->tasks) > 1)
+	p = t->patch;
+	if (!p)
 		return;
+	pthread_mutex_lock(&p->lock);
+	/* Another thread may be running the code: see the top. */
+	threads = atomic_load(&t->sp->tasks) > 1;
+	if (threads && !membar_ready(p))
+		goto out;
 	e = ua__rw_site_get(t, sys, r->orig_rax, &is_new);
 	if (!e)
-		return;
+		goto out;
 	if (!is_new) {
 		/* Stayed on sud, or the trampoline's check sent it back. */
 		ua__site_trip(e);
-		return;
+		goto out;
 	}
-	e->why = (uint8_t)try_patch(t, sys, &len);
+	e->why = (uint8_t)try_patch(t, sys, &len, threads);
 	e->len = len;
 	if (e->why)
 		e->trips = 1;
+out:
+	pthread_mutex_unlock(&p->lock);
 }
 
 /* The slot RIP is in, or NULL; *off its offset there. */
@@ -436,11 +528,28 @@ static const struct patch_slot *slot_at(const struct ua_task *t, uint64_t rip,
 	const struct ua__patch *p = t->patch;
 	uint64_t i;
 
-	if (!p || rip < p->area || rip - p->area >= p->used * SLOT_SIZE)
+	if (!p || rip < p->area ||
+	    rip - p->area >= __atomic_load_n(&p->used, __ATOMIC_ACQUIRE) *
+					SLOT_SIZE)
 		return NULL;
 	i = (rip - p->area) / SLOT_SIZE;
 	*off = (unsigned int)((rip - p->area) % SLOT_SIZE);
 	return &p->slots[i];
+}
+
+/* Is addr the first byte of a site that has a slot? */
+static bool site_start(const struct ua_task *t, uint64_t addr)
+{
+	const struct ua__patch *p = t->patch;
+	size_t n;
+
+	if (!p)
+		return false;
+	n = __atomic_load_n(&p->used, __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < n; i++)
+		if (p->slots[i].sys - p->slots[i].len == addr)
+			return true;
+	return false;
 }
 
 /*
@@ -477,6 +586,12 @@ void ua__patch_fault(struct ua_task *t, siginfo_t *info)
 	unsigned int off = 0;
 	bool step = info->si_signo == SIGTRAP && t->fault_trapno == 1;
 
+	/* The int3 of a jump being written (code_poke()): try again. */
+	if (info->si_signo == SIGTRAP && t->fault_trapno == 3 &&
+	    site_start(t, r->rip - 1)) {
+		r->rip--;
+		ua__return_to_guest(t);
+	}
 	s = slot_at(t, r->rip, &off);
 	if (!s)
 		return;

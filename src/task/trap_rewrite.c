@@ -293,13 +293,43 @@ static int sites_grow(struct ua__rw_sites *s)
 }
 
 /*
+ * Room for this many more sites before the table must grow: while the
+ * space has several tasks it never does (other threads read it without
+ * a lock), so the first thread's clone makes room first.
+ */
+#define RW_RESERVE 2048
+
+/*
+ * The table the process's threads will share, made and grown while its
+ * first thread is still alone (ua__task_clone()).
+ */
+int ua__rw_sites_reserve(struct ua_task *t)
+{
+	struct ua__rw_sites *s = t->tb.rw;
+
+	if (!s) {
+		s = calloc(1, sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		t->tb.rw = s;
+	}
+	while ((s->n + RW_RESERVE) * 2 > s->cap)
+		if (sites_grow(s))
+			return -ENOMEM;
+	return 0;
+}
+
+/*
  * The entry of a site, added with number nr if new (*is_new then, if
- * is_new is not NULL); NULL without memory.
+ * is_new is not NULL); NULL without memory, or without room while the
+ * space has several tasks.  A new entry's address is written last: a
+ * thread that finds it finds the rest.
  */
 struct ua__rw_site *ua__rw_site_get(struct ua_task *t, uint64_t addr,
 				    uint64_t nr, bool *is_new)
 {
 	struct ua__rw_sites *s = t->tb.rw;
+	bool threads = atomic_load(&t->sp->tasks) > 1;
 	struct ua__rw_site *e;
 	bool found;
 
@@ -307,17 +337,19 @@ struct ua__rw_site *ua__rw_site_get(struct ua_task *t, uint64_t addr,
 		*is_new = false;
 
 	if (!s) {
+		if (threads)
+			return NULL;
 		s = calloc(1, sizeof(*s));
 		if (!s)
 			return NULL;
 		t->tb.rw = s;
 	}
-	if ((s->n + 1) * 2 > s->cap && sites_grow(s))
+	if ((s->n + 1) * 2 > s->cap && (threads || sites_grow(s)))
 		return NULL;
 	e = site_find(s, addr, &found);
 	if (!found) {
-		e->addr = addr;
 		e->nr = nr;
+		__atomic_store_n(&e->addr, addr, __ATOMIC_RELEASE);
 		s->n++;
 		if (is_new)
 			*is_new = true;

@@ -433,6 +433,7 @@ fail:
  */
 int ua__trap_after_fork(struct ua_task *t, pid_t parent)
 {
+	ua__patch_after_fork(t);
 	if (!t->trap)
 		return 0;
 	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,

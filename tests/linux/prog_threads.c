@@ -525,6 +525,65 @@ static void host_term(void)
 	pthread_exit(NULL);
 }
 
+/*
+ * 64 syscall sites of their own, each `mov $39, %eax; syscall`
+ * (getpid): under uarun's default trap each is patched at its first
+ * trap, by whichever thread gets there, while the other threads may be
+ * running it (the cross-modifying-code protocol, trap_patch.c).  A
+ * torn patch would crash or give a wrong answer.
+ */
+#define SITE(i)                                                       \
+	static __attribute__((noinline)) long site_##i(void)          \
+	{                                                             \
+		long r;                                               \
+		__asm__ volatile("mov $39, %%eax\n\tsyscall"          \
+				 : "=a"(r)                            \
+				 :                                    \
+				 : "rcx", "r11", "memory");           \
+		return r;                                             \
+	}
+#define SITE8(i)                                                      \
+	SITE(i##0) SITE(i##1) SITE(i##2) SITE(i##3) SITE(i##4) SITE(i##5) \
+	SITE(i##6) SITE(i##7)
+SITE8(0) SITE8(1) SITE8(2) SITE8(3) SITE8(4) SITE8(5) SITE8(6) SITE8(7)
+#define PTR8(i)                                                       \
+	site_##i##0, site_##i##1, site_##i##2, site_##i##3, site_##i##4, \
+	site_##i##5, site_##i##6, site_##i##7
+static long (*const sites[64])(void) = {
+	PTR8(0), PTR8(1), PTR8(2), PTR8(3), PTR8(4), PTR8(5), PTR8(6), PTR8(7)
+};
+
+static pthread_barrier_t site_bar;
+
+static void *site_runner(void *arg)
+{
+	long pid = getpid(), wrong = 0;
+
+	pthread_barrier_wait(&site_bar);
+	for (int round = 0; round < 200; round++)
+		for (int i = 0; i < 64; i++)
+			wrong += sites[(i + (intptr_t)arg * 16) % 64]() != pid;
+	return (void *)wrong;
+}
+
+static void patched_sites(void)
+{
+	pthread_t th[4];
+	long wrong = 0;
+
+	pthread_barrier_init(&site_bar, NULL, 4);
+	for (intptr_t i = 0; i < 4; i++)
+		pthread_create(&th[i], NULL, site_runner, (void *)i);
+	for (int i = 0; i < 4; i++) {
+		void *w;
+
+		pthread_join(th[i], &w);
+		wrong += (long)w;
+	}
+	pthread_barrier_destroy(&site_bar);
+	printf("sites: 4 threads x 64 sites x 200, %ld wrong\n", wrong);
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
@@ -558,5 +617,6 @@ int main(int argc, char **argv)
 	wake_ops();
 	cancel();
 	robust_mutex();
+	patched_sites();
 	return 0;
 }
