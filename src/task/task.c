@@ -207,8 +207,9 @@ fail:
  * caller sets its registers.  Trampolines and code ranges of the patch
  * trap and the table of patched or rewritten sites are the process's:
  * the new task reads the parent's and never frees them (the parent
- * outlives its threads: sys_thread.c).  Nothing adds to either while the
- * space has several tasks (trap_patch.c, trap_rewrite.c).
+ * outlives its threads: sys_thread.c).  While the space has several
+ * tasks the table never grows and its entries are added under a lock
+ * (trap_patch.c, trap_rewrite.c).
  */
 struct ua_task *ua__task_clone(struct ua_task *parent)
 {

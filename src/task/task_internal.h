@@ -257,7 +257,16 @@ UA_HIDDEN void ua__patch_entry(void); /* trap.S */
 UA_HIDDEN int ua__patch_add_code(struct ua_task *t, uint64_t start,
 				 uint64_t len);
 UA_HIDDEN void ua__patch_after_fork(struct ua_task *t);
+/*
+ * Code other threads may be running is changed with the kernel's int3
+ * protocol; these serialise their cores (membarrier SYNC_CORE), after
+ * one registration per process (false: the host has no such command).
+ */
+UA_HIDDEN bool ua__code_sync_ready(void);
+UA_HIDDEN bool ua__code_sync(void);
 UA_HIDDEN int ua__rw_sites_reserve(struct ua_task *t);
+UA_HIDDEN bool ua__rewrite_int3(struct ua_task *t, const siginfo_t *info);
+UA_HIDDEN void ua__rewrite_after_fork(void);
 UA_HIDDEN void ua__patch_set_area(struct ua_task *t, uint64_t start,
 				  uint64_t len);
 UA_HIDDEN void ua__patch_forget(struct ua_task *t, uint64_t start,

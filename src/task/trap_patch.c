@@ -96,8 +96,10 @@ struct ua__patch {
 	struct patch_code code[MAX_CODE];
 	size_t ncode;
 	pthread_mutex_t lock;
-	int membar; /* SYNC_CORE membarrier: 0 not asked, 1 ready, -1 none */
 };
+
+/* SYNC_CORE membarrier for this process: 0 not asked, 1 ready, -1 none. */
+static _Atomic int membar;
 
 static struct ua__patch *patch_of(struct ua_task *t)
 {
@@ -109,13 +111,16 @@ static struct ua__patch *patch_of(struct ua_task *t)
 	return t->patch;
 }
 
-/* A forked child: one thread, whatever the parent's others held. */
+/*
+ * A forked child: one thread, whatever the parent's others held, and a
+ * new mm, whose membarrier registration is asked again.
+ */
 void ua__patch_after_fork(struct ua_task *t)
 {
+	atomic_store(&membar, 0);
 	if (!t->patch)
 		return;
 	pthread_mutex_init(&t->patch->lock, NULL);
-	t->patch->membar = 0;
 }
 
 int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len)
@@ -382,22 +387,23 @@ static uint64_t slot_new(struct ua_task *t, struct ua__patch *p,
 }
 
 /* Every core running one of the process's threads serialised. */
-static bool sync_cores(void)
+bool ua__code_sync(void)
 {
 	return !syscall(SYS_membarrier,
 			MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
 }
 
 /* May code be changed while other threads run?  Asked once. */
-static bool membar_ready(struct ua__patch *p)
+bool ua__code_sync_ready(void)
 {
-	if (!p->membar)
-		p->membar = syscall(SYS_membarrier,
-				    MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
-				    0, 0) ?
-				    -1 :
-				    1;
-	return p->membar > 0;
+	if (!atomic_load(&membar))
+		atomic_store(&membar,
+			     syscall(SYS_membarrier,
+				     MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE,
+				     0, 0) ?
+				     -1 :
+				     1);
+	return atomic_load(&membar) > 0;
 }
 
 /*
@@ -416,14 +422,14 @@ static bool code_poke(struct ua_space *sp, uint64_t start,
 	if (!(prot & PROT_WRITE) &&
 	    ua_mprotect(sp, (void *)page, ua__pagesz, prot | PROT_WRITE))
 		return false;
-	ok = !ua_put_user((uint8_t)0xcc, at) && sync_cores() &&
-	     !ua_copy_to_user(at + 1, new + 1, len - 1u) && sync_cores() &&
-	     !ua_put_user(new[0], at) && sync_cores();
+	ok = !ua_put_user((uint8_t)0xcc, at) && ua__code_sync() &&
+	     !ua_copy_to_user(at + 1, new + 1, len - 1u) && ua__code_sync() &&
+	     !ua_put_user(new[0], at) && ua__code_sync();
 	if (!ok) {
 		if (!ua_copy_to_user(at + 1, old + 1, len - 1u))
-			sync_cores();
+			ua__code_sync();
 		if (!ua_put_user(old[0], at))
-			sync_cores();
+			ua__code_sync();
 	}
 	if (!(prot & PROT_WRITE))
 		ua_mprotect(sp, (void *)page, ua__pagesz, prot);
@@ -503,7 +509,7 @@ void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r)
 	pthread_mutex_lock(&p->lock);
 	/* Another thread may be running the code: see the top. */
 	threads = atomic_load(&t->sp->tasks) > 1;
-	if (threads && !membar_ready(p))
+	if (threads && !ua__code_sync_ready())
 		goto out;
 	e = ua__rw_site_get(t, sys, r->orig_rax, &is_new);
 	if (!e)

@@ -64,6 +64,8 @@ static const uint32_t tail_rels[] = {
 	0x2f2f2f2f, 0x27272727, 0x1f1f1f1f, 0x17171717, 0x0e0e0e0e, 0x07070707,
 };
 static uint32_t tramp_rel;
+/* Orders the rewrites and the table's growth (ua__rewrite_site()). */
+static pthread_mutex_t rw_lock = PTHREAD_MUTEX_INITIALIZER;
 static uintptr_t tail_addr, tail_page;
 /*
  * The tail, which leaves RFLAGS alone (the entry saves the guest's):
@@ -357,8 +359,30 @@ struct ua__rw_site *ua__rw_site_get(struct ua_task *t, uint64_t addr,
 	return e;
 }
 
+/*
+ * The call written over a syscall other threads may be running, as
+ * trap_patch.c's code_poke() writes its jump: int3 over the first byte,
+ * serialise, the second, serialise, the first, serialise; a thread that
+ * meets the int3 is sent back to the site (ua__rewrite_int3()).  On a
+ * failure the syscall is put back the same way round.
+ */
+static bool poke_call(uint8_t *at)
+{
+	if (!ua_put_user((uint8_t)0xcc, at) && ua__code_sync() &&
+	    !ua_put_user((uint8_t)(INSN_CALL_RAX >> 8), at + 1) &&
+	    ua__code_sync() &&
+	    !ua_put_user((uint8_t)(INSN_CALL_RAX & 0xff), at) &&
+	    ua__code_sync())
+		return true;
+	if (!ua_put_user((uint8_t)(INSN_SYSCALL >> 8), at + 1))
+		ua__code_sync();
+	if (!ua_put_user((uint8_t)(INSN_SYSCALL & 0xff), at))
+		ua__code_sync();
+	return false;
+}
+
 /* Write the call over the syscall, the page writable only meanwhile. */
-static bool patch(struct ua_task *t, uint64_t site)
+static bool patch(struct ua_task *t, uint64_t site, bool threads)
 {
 	uintptr_t page = site & ~(uintptr_t)(ua__pagesz - 1);
 	int prot = ua__space_prot_at(t->sp, page);
@@ -372,7 +396,8 @@ static bool patch(struct ua_task *t, uint64_t site)
 	if (!(prot & PROT_WRITE) &&
 	    ua_mprotect(t->sp, (void *)page, ua__pagesz, prot | PROT_WRITE))
 		return false;
-	ok = !ua_put_user((uint16_t)INSN_CALL_RAX, (uint16_t *)site);
+	ok = threads ? poke_call((uint8_t *)site) :
+		       !ua_put_user((uint16_t)INSN_CALL_RAX, (uint16_t *)site);
 	/* Back to exactly what the guest asked for. */
 	if (!(prot & PROT_WRITE))
 		ua_mprotect(t->sp, (void *)page, ua__pagesz, prot);
@@ -387,16 +412,10 @@ static bool patch(struct ua_task *t, uint64_t site)
 void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r)
 {
 	uint64_t site = r->rip - 2, nr = r->orig_rax;
+	bool threads;
 
 	/* A number outside the sled would jump out of the trampoline. */
 	if (nr >= TRAMP_JMP)
-		return;
-	/*
-	 * Another thread may be running the code, and its traps read the
-	 * site table unlocked: while the space has several tasks no site is
-	 * rewritten (doc/uarun.md, Threads), as with patch.
-	 */
-	if (atomic_load(&t->sp->tasks) > 1)
 		return;
 	/* Guest memory only: never the monitor's own text. */
 	if (r->rip < 2 || site < t->sp->base || r->rip > t->sp->limit)
@@ -404,10 +423,39 @@ void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r)
 	/* Both bytes in one page: one mprotect, one protection. */
 	if ((site & (ua__pagesz - 1)) > ua__pagesz - 2)
 		return;
-	if (!patch(t, site))
+	/* Another thread may be running the code: see poke_call(). */
+	threads = atomic_load(&t->sp->tasks) > 1;
+	if (threads && !ua__code_sync_ready())
 		return;
-	/* Without memory for the entry the site still works: not listed. */
-	ua__rw_site_get(t, site, nr, NULL);
+	pthread_mutex_lock(&rw_lock);
+	if (!threads) {
+		/* Without memory for the entry the site still works. */
+		if (patch(t, site, false))
+			ua__rw_site_get(t, site, nr, NULL);
+	} else if (ua__rw_site_get(t, site, nr, NULL)) {
+		/* Listed first: a thread that meets the int3 finds it. */
+		patch(t, site, true);
+	}
+	pthread_mutex_unlock(&rw_lock);
+}
+
+/*
+ * A SIGTRAP of an int3 just before guest RIP where poke_call() is
+ * writing, or wrote, a call: the guest goes back to the site.
+ */
+bool ua__rewrite_int3(struct ua_task *t, const siginfo_t *info)
+{
+	if (info->si_signo != SIGTRAP || t->fault_trapno != 3 ||
+	    !ua__fast_rw_site(t, t->regs.rip - 1))
+		return false;
+	t->regs.rip--;
+	return true;
+}
+
+/* A forked child: one thread, whatever the parent's others held. */
+void ua__rewrite_after_fork(void)
+{
+	pthread_mutex_init(&rw_lock, NULL);
 }
 
 /*
@@ -451,8 +499,9 @@ bool ua__rewrite_fixup(struct ua_task *t, struct ua_pt_regs *r, bool at_site)
 
 /*
  * A call through a rewritten site: count it.  With several tasks the
- * table is shared and only read (ua__task_clone()): a count another
- * thread makes at the same moment may be lost, never the table.
+ * table is shared (ua__task_clone()) and added to only under rw_lock:
+ * here it is only read, and a count another thread makes at the same
+ * moment may be lost, never the table.
  */
 void ua__rewrite_trip(struct ua_task *t, uint64_t site)
 {

@@ -261,8 +261,11 @@ void ua__rewrite_fault(struct ua_task *t, siginfo_t *info)
 		ua__patch_fault(t, info);
 		return;
 	}
-	if (t->tb.mode != UA_TRAP_REWRITE ||
-	    !ua__rewrite_fixup(t, &t->regs, info->si_signo == SIGSEGV))
+	if (t->tb.mode != UA_TRAP_REWRITE)
+		return;
+	if (ua__rewrite_int3(t, info))
+		ua__return_to_guest(t);
+	if (!ua__rewrite_fixup(t, &t->regs, info->si_signo == SIGSEGV))
 		return;
 	ua__rewrite_regs(&t->regs);
 	ua__trap_dispatch(t, true);
@@ -434,6 +437,7 @@ fail:
 int ua__trap_after_fork(struct ua_task *t, pid_t parent)
 {
 	ua__patch_after_fork(t);
+	ua__rewrite_after_fork();
 	if (!t->trap)
 		return 0;
 	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
