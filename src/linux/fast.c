@@ -113,10 +113,15 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 	if (!p || p->trace_fd >= 0 || !t->sig || nr >= LX_NR_MAX ||
 	    p->sigfds || ua__fast_sig_work_pending(t))
 		return UA_FAST_DECLINE;
-	/* A thread's id, and who a signal is for, are the full path's. */
+	/*
+	 * A thread's id, who a signal is for, and a mask that hands the
+	 * process's pending signals to another thread are the full path's.
+	 */
 	if (ua_unlikely(lx_threaded(p)) &&
 	    (nr == SYS_gettid || nr == SYS_kill || nr == SYS_tgkill ||
-	     nr == SYS_tkill))
+	     nr == SYS_tkill ||
+	     (nr == SYS_rt_sigprocmask &&
+	      atomic_load(&sigstate(t)->sh->shared.pending))))
 		return UA_FAST_DECLINE;
 	switch (nr) {
 	case SYS_getpid:

@@ -296,6 +296,9 @@ UA_HIDDEN long ua__lx_sigfd_read(struct ua_task *t, struct lx_file *f,
 UA_HIDDEN void ua__lx_sigfd_forget(struct ua_task *t);
 UA_HIDDEN void ua__lx_sigfd_after_fork(struct ua_task *t);
 UA_HIDDEN void ua__lx_sigfd_free(struct lx_proc *p);
+/* sys_thread.c: signals of the process's queue @t no longer takes. */
+UA_HIDDEN void ua__lx_retarget(struct ua_task *t, uint64_t sigs);
+UA_HIDDEN void ua__lx_flush_others(struct ua_task *t, int sig);
 UA_HIDDEN void ua__lx_ptimers_reset(struct lx_proc *p);
 
 /* sys_futex.c */

@@ -19,13 +19,42 @@
 		return ua__lx_call_ua(t, r, ua_nr);                        \
 	}
 
-UA_CALL(sys_rt_sigaction, UA_NR_rt_sigaction)
-UA_CALL(sys_rt_sigprocmask, UA_NR_rt_sigprocmask)
+UA_CALL(sigaction_ua, UA_NR_rt_sigaction)
+UA_CALL(sigprocmask_ua, UA_NR_rt_sigprocmask)
 UA_CALL(sys_rt_sigpending, UA_NR_rt_sigpending)
 UA_CALL(sys_rt_sigsuspend, UA_NR_rt_sigsuspend)
 UA_CALL(sys_pause, UA_NR_pause)
 UA_CALL(sys_sigaltstack, UA_NR_sigaltstack)
 UA_CALL(sys_rt_sigqueueinfo, UA_NR_rt_sigqueueinfo)
+
+/*
+ * do_sigaction(): a disposition that ignores sig drops it from every
+ * thread's queue, not only the caller's and the process's.
+ */
+static long sys_rt_sigaction(struct ua_task *t, struct ua_pt_regs *r)
+{
+	long ret = sigaction_ua(t, r);
+	int sig = (int)ARG1(r);
+
+	if (!ret && ARG2(r) && sig > 0 && sig <= UA_NSIG &&
+	    ua__sig_ignored(sigstate(t), sig))
+		ua__lx_flush_others(t, sig);
+	return ret;
+}
+
+/*
+ * set_current_blocked(): signals of the process's queue the caller now
+ * blocks are another thread's to take (retarget_shared_pending()).
+ */
+static long sys_rt_sigprocmask(struct ua_task *t, struct ua_pt_regs *r)
+{
+	uint64_t old = atomic_load(&sigstate(t)->blocked);
+	long ret = sigprocmask_ua(t, r);
+
+	if (!ret)
+		ua__lx_retarget(t, atomic_load(&sigstate(t)->blocked) & ~old);
+	return ret;
+}
 
 static long sys_rt_sigreturn(struct ua_task *t, struct ua_pt_regs *r)
 {

@@ -248,6 +248,9 @@ static int thread_exit(struct ua_task *t, int wstatus)
 	if (atomic_load(&p->big_owner) == gettid())
 		ua__lx_big_unlock(p);
 	exit_robust_list(t);
+	/* exit_signals(): what it would have taken goes to another. */
+	if (th->thread_exit)
+		ua__lx_retarget(t, ~atomic_load(&sigstate(t)->blocked));
 	/* The others are told before the child-tid wake can let them on. */
 	pthread_mutex_lock(&p->tlock);
 	if (!th->thread_exit && !p->group_exiting) {
@@ -546,6 +549,47 @@ static struct ua_task *taker_locked(struct lx_proc *p, int sig)
 		if (wants(p->threads[i], sig))
 			return p->threads[i];
 	return NULL;
+}
+
+/*
+ * retarget_shared_pending(): the process's pending signals in @sigs,
+ * which @t no longer takes (it blocked them, or it is ending), go to
+ * the threads complete_signal() would pick now, woken to take them.
+ */
+void ua__lx_retarget(struct ua_task *t, uint64_t sigs)
+{
+	struct lx_proc *p = lx_proc(t);
+
+	sigs &= atomic_load(&sigstate(t)->sh->shared.pending);
+	if (!sigs || !p || !lx_threaded(p))
+		return;
+	pthread_mutex_lock(&p->tlock);
+	for (int sig = 1; sig <= UA_NSIG; sig++) {
+		struct ua_task *to;
+
+		if (!(sigs & SIGBIT(sig)))
+			continue;
+		to = taker_locked(p, sig);
+		if (to && to != t)
+			ua__sig_kick_taker(to, sig);
+	}
+	pthread_mutex_unlock(&p->tlock);
+}
+
+/* sig, now ignored, leaves the queues of @t's other threads too. */
+void ua__lx_flush_others(struct ua_task *t, int sig)
+{
+	struct lx_proc *p = lx_proc(t);
+
+	if (!p || !lx_threaded(p))
+		return;
+	pthread_mutex_lock(&p->tlock);
+	if (p->leader && p->leader != t && !ua__task_gone(p->leader))
+		ua__sig_flush(p->leader, sig);
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (p->threads[i] != t && !ua__task_gone(p->threads[i]))
+			ua__sig_flush(p->threads[i], sig);
+	pthread_mutex_unlock(&p->tlock);
 }
 
 /*

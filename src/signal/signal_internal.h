@@ -256,6 +256,8 @@ UA_HIDDEN int ua__sig_dequeue(struct ua_task *t, siginfo_t *info);
  * rt_sigtimedwait's dequeue: a signal of set only, whatever the mask,
  * never SIGKILL or SIGSTOP (those end the wait with -EINTR and act).
  */
+/* Wake and interrupt to to take sig from its group's queue. */
+UA_HIDDEN void ua__sig_kick_taker(struct ua_task *to, int sig);
 UA_HIDDEN int ua__sig_dequeue_set(struct ua_task *t, uint64_t set,
 				  siginfo_t *info);
 /*

@@ -295,7 +295,7 @@ out:
  * chosen by the caller: it is woken, and interrupted if it runs guest
  * code.  Under its lock, as in ua__sig_send().
  */
-static void kick_taker(struct ua_task *to, int sig)
+void ua__sig_kick_taker(struct ua_task *to, int sig)
 {
 	struct ua_sigstate *s = sigstate(to);
 
@@ -326,7 +326,7 @@ int ua__sig_send_group(struct ua_task *t, struct ua_task *to, int sig,
 		return ret < 0 ? ret : 0;
 	ua__sig_pend_changed(t);
 	if (to)
-		kick_taker(to, sig);
+		ua__sig_kick_taker(to, sig);
 	return 0;
 }
 

@@ -288,6 +288,45 @@ static void shared_queue(void)
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
+static sem_t flush_pending, flush_ignored;
+
+/* Blocks SIGUSR1, has one queued to it, and looks after SIG_IGN. */
+static void *flushed(void *arg)
+{
+	sigset_t set, pend;
+	int before;
+
+	(void)arg;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	syscall(SYS_tgkill, getpid(), gettid(), SIGUSR1);
+	sigpending(&pend);
+	before = sigismember(&pend, SIGUSR1);
+	sem_post(&flush_pending);
+	sem_wait(&flush_ignored);
+	sigpending(&pend);
+	printf("ignore: pending in the thread %d, after SIG_IGN elsewhere %d\n",
+	       before, sigismember(&pend, SIGUSR1));
+	return NULL;
+}
+
+/* An ignoring disposition set by one thread empties every thread's queue. */
+static void ignore_flushes(void)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	pthread_t t;
+
+	sem_init(&flush_pending, 0, 0);
+	sem_init(&flush_ignored, 0, 0);
+	pthread_create(&t, NULL, flushed, NULL);
+	sem_wait(&flush_pending);
+	sigaction(SIGUSR1, &ign, &old);
+	sem_post(&flush_ignored);
+	pthread_join(t, NULL);
+	sigaction(SIGUSR1, &old, NULL);
+}
+
 static void *sleeper(void *arg)
 {
 	(void)arg;
@@ -614,6 +653,7 @@ int main(int argc, char **argv)
 	barriers();
 	ids_and_signals();
 	shared_queue();
+	ignore_flushes();
 	wake_ops();
 	cancel();
 	robust_mutex();
