@@ -299,6 +299,10 @@ UA_HIDDEN void ua__lx_sigfd_free(struct lx_proc *p);
 /* sys_thread.c: signals of the process's queue @t no longer takes. */
 UA_HIDDEN void ua__lx_retarget(struct ua_task *t, uint64_t sigs);
 UA_HIDDEN void ua__lx_flush_others(struct ua_task *t, int sig);
+/* sys_signal.c: a call's own signal mask (ppoll, pselect6, epoll_pwait). */
+UA_HIDDEN long ua__lx_mask_begin(struct ua_task *t, uint64_t umask,
+				 uint64_t size);
+UA_HIDDEN long ua__lx_mask_end(struct ua_task *t, long ret);
 UA_HIDDEN void ua__lx_ptimers_reset(struct lx_proc *p);
 
 /* sys_futex.c */

@@ -116,19 +116,28 @@ static long sys_epoll_wait(struct ua_task *t, struct ua_pt_regs *r)
 		       (int)ARG4(r));
 }
 
-/* epoll_pwait without a mask is epoll_wait (fs/eventpoll.c). */
+/*
+ * epoll_pwait: epoll_wait under the call's own mask (fs/eventpoll.c
+ * checks the descriptor and count before it sets the mask).
+ */
 static long sys_epoll_pwait(struct ua_task *t, struct ua_pt_regs *r)
 {
-	static bool said;
+	int max = (int)ARG3(r);
+	long ret, now;
 
-	if (ARG5(r)) {
-		if (!said)
-			ua__write_str(2, "uaccess: epoll_pwait with a signal "
-					 "mask is not implemented: ENOSYS\n");
-		said = true;
-		return -ENOSYS;
-	}
-	return sys_epoll_wait(t, r);
+	if (max <= 0 || max > LX_EP_MAX_EVENTS)
+		return -EINVAL;
+	if (!ua_access_ok((void *)ARG2(r),
+			  (size_t)max * sizeof(struct epoll_event)))
+		return -EFAULT;
+	now = ua__lx_mask_begin(t, ARG5(r), ARG6(r));
+	if (now < 0)
+		return now;
+	ret = do_wait(t, (int)ARG1(r), (void *)ARG2(r), max,
+		      now ? 0 : (int)ARG4(r));
+	if (now && !ret)
+		ret = -EINTR;
+	return ua__lx_mask_end(t, ret);
 }
 
 static const struct lx_call calls[] = {

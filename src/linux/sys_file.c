@@ -663,9 +663,23 @@ static int ts_to_ms(const struct timespec *ts)
 	return ms > 0x7fffffff ? 0x7fffffff : (int)ms;
 }
 
+/*
+ * The end of ppoll or pselect6 under its own mask (ua__lx_mask_begin()
+ * gave now): a signal deliverable at once made it only poll, and with
+ * nothing ready it is the kernel's ERESTARTNOHAND, as is an interrupted
+ * wait (fs/select.c): a handler makes it EINTR, else it restarts.
+ */
+static long poll_end(struct ua_task *t, long now, long ret)
+{
+	if ((now && !ret) || ret == -EINTR)
+		ret = -ERESTARTNOHAND;
+	return ua__lx_mask_end(t, ret);
+}
+
 static long sys_ppoll(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct timespec ts;
+	long ret, now;
 
 	if (ARG3(r)) {
 		if (ua_copy_from_user(&ts, (void *)ARG3(r), sizeof(ts)))
@@ -673,8 +687,12 @@ static long sys_ppoll(struct ua_task *t, struct ua_pt_regs *r)
 		if (ts.tv_sec < 0 || (unsigned long)ts.tv_nsec >= 1000000000)
 			return -EINVAL;
 	}
-	return poll_user(t, (struct pollfd *)ARG1(r), ARG2(r),
-			 ARG3(r) ? ts_to_ms(&ts) : -1);
+	now = ua__lx_mask_begin(t, ARG4(r), ARG5(r));
+	if (now < 0)
+		return now;
+	ret = poll_user(t, (struct pollfd *)ARG1(r), ARG2(r),
+			now ? 0 : ARG3(r) ? ts_to_ms(&ts) : -1);
+	return poll_end(t, now, ret);
 }
 
 /* select() as poll() over the descriptors in the three sets. */
@@ -753,7 +771,10 @@ static long sys_select(struct ua_task *t, struct ua_pt_regs *r)
 
 static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
 {
+	/* The sixth argument: { const sigset_t *ss; size_t ss_len; }. */
+	uint64_t sig[2] = { 0, 0 };
 	struct timespec ts;
+	long ret, now;
 	int ms = -1;
 
 	if (ARG5(r)) {
@@ -763,8 +784,14 @@ static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
 			return -EINVAL;
 		ms = ts_to_ms(&ts);
 	}
-	return do_select(t, (int)ARG1(r), (void *)ARG2(r), (void *)ARG3(r),
-			 (void *)ARG4(r), ms);
+	if (ARG6(r) && ua_copy_from_user(sig, (void *)ARG6(r), sizeof(sig)))
+		return -EFAULT;
+	now = ua__lx_mask_begin(t, sig[0], sig[1]);
+	if (now < 0)
+		return now;
+	ret = do_select(t, (int)ARG1(r), (void *)ARG2(r), (void *)ARG3(r),
+			(void *)ARG4(r), now ? 0 : ms);
+	return poll_end(t, now, ret);
 }
 
 /* sendfile between two descriptors: no guest buffer but the offset. */

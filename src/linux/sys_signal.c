@@ -28,6 +28,47 @@ UA_CALL(sys_sigaltstack, UA_NR_sigaltstack)
 UA_CALL(sys_rt_sigqueueinfo, UA_NR_rt_sigqueueinfo)
 
 /*
+ * set_user_sigmask() for ppoll, pselect6 and epoll_pwait: the call's mask
+ * replaces the thread's until ua__lx_mask_end().  1 if a signal the new
+ * mask lets through is pending already (the call then only polls), 0,
+ * or the kernel's error for the mask.
+ */
+long ua__lx_mask_begin(struct ua_task *t, uint64_t umask, uint64_t size)
+{
+	struct ua_sigstate *s = sigstate(t);
+	uint64_t mask;
+
+	if (!umask)
+		return 0;
+	if (size != sizeof(mask))
+		return -EINVAL;
+	if (ua_copy_from_user(&mask, (const void *)umask, sizeof(mask)))
+		return -EFAULT;
+	s->saved_mask = atomic_load(&s->blocked);
+	s->restore_mask = true;
+	ua__sig_set_blocked(t, mask);
+	/* Against a sender that read the old mask: it queued first. */
+	atomic_thread_fence(memory_order_seq_cst);
+	return (ua__sig_pending(s) & ~atomic_load(&s->blocked)) != 0;
+}
+
+/*
+ * restore_saved_sigmask_unless(): the thread's mask comes back now,
+ * unless a signal ended the call: then the exit work delivers it under
+ * the call's mask and puts the old one in its frame (signal/frame.c).
+ */
+long ua__lx_mask_end(struct ua_task *t, long ret)
+{
+	struct ua_sigstate *s = sigstate(t);
+
+	if (!s->restore_mask || ret == -EINTR || ret == -ERESTARTNOHAND)
+		return ret;
+	s->restore_mask = false;
+	ua__sig_set_blocked(t, s->saved_mask);
+	return ret;
+}
+
+/*
  * do_sigaction(): a disposition that ignores sig drops it from every
  * thread's queue, not only the caller's and the process's.
  */

@@ -6,7 +6,10 @@
  * a new mask, dup, a blocking read woken by another process and one a
  * handler interrupts, a thread's blocking read of a signal sent to the
  * process, a forked child's own signalfd, and a signalfd kept across
- * execve with its signal still pending.
+ * execve with its signal still pending.  Also the waits that take a
+ * signal mask of their own (ppoll, pselect, epoll_pwait): a signal the
+ * mask lets in, pending before or sent meanwhile, ends them and its
+ * handler runs; the thread's mask is back afterwards.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -291,6 +295,70 @@ static void execed(int fd)
 	printf("execed: ready %d\n", ready(fd));
 }
 
+static volatile sig_atomic_t got;
+
+static void on_usr1(int sig)
+{
+	got = sig;
+}
+
+static long masked_wait(int how, int ep, const sigset_t *mask)
+{
+	struct epoll_event ev;
+	long r;
+
+	if (how == 0)
+		r = ppoll(NULL, 0, NULL, mask);
+	else if (how == 1)
+		r = pselect(0, NULL, NULL, NULL, NULL, mask);
+	else
+		r = epoll_pwait(ep, &ev, 1, -1, mask);
+	return r < 0 ? -errno : r;
+}
+
+static void masked_waits(void)
+{
+	static const char *const name[] = { "ppoll", "pselect", "epoll_pwait" };
+	struct sigaction sa = { .sa_handler = on_usr1 };
+	sigset_t usr1 = set_of(SIGUSR1, 0), none, cur;
+	int ep = epoll_create1(0);
+	long r;
+
+	sigemptyset(&none);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigprocmask(SIG_BLOCK, &usr1, NULL);
+	for (int how = 0; how < 3; how++) {
+		pid_t pid;
+
+		got = 0;
+		raise(SIGUSR1);
+		r = masked_wait(how, ep, &none);
+		sigprocmask(SIG_BLOCK, NULL, &cur);
+		printf("%s, pending before: %ld got %d blocked again %d\n",
+		       name[how], r, got, sigismember(&cur, SIGUSR1));
+		got = 0;
+		pid = fork();
+		if (!pid) {
+			usleep(50000);
+			kill(getppid(), SIGUSR1);
+			_exit(0);
+		}
+		r = masked_wait(how, ep, &none);
+		sigprocmask(SIG_BLOCK, NULL, &cur);
+		printf("%s, sent meanwhile: %ld got %d blocked again %d\n",
+		       name[how], r, got, sigismember(&cur, SIGUSR1));
+		waitpid(pid, NULL, 0);
+	}
+	/* A mask that keeps it blocked: the timeout ends the wait. */
+	got = 0;
+	raise(SIGUSR1);
+	r = ppoll(NULL, 0, &(struct timespec){ 0, 20000000 }, &usr1);
+	printf("ppoll, still blocked: %ld got %d\n", r, got);
+	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+	printf("unblocked: got %d\n", got);
+	close(ep);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -304,6 +372,7 @@ int main(int argc, char **argv)
 	blocking();
 	interrupted();
 	threaded();
+	masked_waits();
 	forked();
 	exec_keep(argv[0]);
 	return 1;
