@@ -67,7 +67,9 @@ static void sfd_update(struct lx_sigfd *e, struct ua_task *any)
 		e->ready = ready;
 }
 
-static void pend_hook(struct ua_task *t)
+/* fn(slot, t) for each slot in use of t's process, under the lock. */
+static void each_slot(struct ua_task *t,
+		      void (*fn)(struct lx_sigfd *e, struct ua_task *t))
 {
 	struct lx_proc *p = lx_proc(t);
 	struct lx_sigfds *fs = p ? p->sigfds : NULL;
@@ -77,8 +79,13 @@ static void pend_hook(struct ua_task *t)
 	pthread_mutex_lock(&fs->lock);
 	for (int i = 0; i < LX_NSIGFD; i++)
 		if (fs->v[i].refs)
-			sfd_update(&fs->v[i], t);
+			fn(&fs->v[i], t);
 	pthread_mutex_unlock(&fs->lock);
+}
+
+static void pend_hook(struct ua_task *t)
+{
+	each_slot(t, sfd_update);
 }
 
 static struct lx_sigfds *table_of(struct ua_task *t)
@@ -117,19 +124,16 @@ void ua__lx_sigfd_put(struct lx_proc *p, int sfd)
 	pthread_mutex_unlock(&p->sigfds->lock);
 }
 
+static void drop_owner(struct lx_sigfd *e, struct ua_task *t)
+{
+	if (e->owner == t)
+		e->owner = NULL;
+}
+
 /* A thread that ends no longer stands for the readers of its signalfds. */
 void ua__lx_sigfd_forget(struct ua_task *t)
 {
-	struct lx_proc *p = lx_proc(t);
-	struct lx_sigfds *fs = p ? p->sigfds : NULL;
-
-	if (!fs)
-		return;
-	pthread_mutex_lock(&fs->lock);
-	for (int i = 0; i < LX_NSIGFD; i++)
-		if (fs->v[i].owner == t)
-			fs->v[i].owner = NULL;
-	pthread_mutex_unlock(&fs->lock);
+	each_slot(t, drop_owner);
 }
 
 /*
