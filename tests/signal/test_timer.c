@@ -157,15 +157,16 @@ static void body_nanosleep(struct t_run *r)
 }
 
 /*
- * What is left of the 10 s once the 500 ms timer ended the sleep: at
- * most 9.5 s (the timer never fires early), however long a loaded
- * machine took to deliver it; never a value outside a timespec's range.
+ * What is left of the 10 s once the 500 ms timer ended the sleep: less
+ * than 10 s, however long a loaded machine took to deliver the signal
+ * (a little over 9.5 s: the timer started before the sleep did), and
+ * never a value outside a timespec's range.
  */
 static bool rem_after_timer(struct timespec rem)
 {
 	return rem.tv_nsec >= 0 && rem.tv_nsec < 1000000000 &&
 	       rem.tv_sec >= 0 &&
-	       rem.tv_sec * 1000000000ll + rem.tv_nsec <= 9500000000ll;
+	       rem.tv_sec * 1000000000ll + rem.tv_nsec < 10000000000ll;
 }
 
 static void check_nanosleep(void *arg)
