@@ -216,7 +216,7 @@ struct ua__rw_site {
 	uint8_t len;          /* patch: the relocated instruction's bytes */
 };
 /* Counted without a lock: threads share the table (ua__task_clone()). */
-static inline void ua__site_trip(struct ua__rw_site *e)
+UA_FAST_INLINE void ua__site_trip(struct ua__rw_site *e)
 {
 	__atomic_store_n(&e->trips, __atomic_load_n(&e->trips,
 						    __ATOMIC_RELAXED) + 1,
