@@ -303,6 +303,12 @@ UA_HIDDEN void ua__lx_flush_others(struct ua_task *t, int sig);
 UA_HIDDEN long ua__lx_mask_begin(struct ua_task *t, uint64_t umask,
 				 uint64_t size);
 UA_HIDDEN long ua__lx_mask_end(struct ua_task *t, long ret);
+/*
+ * host_wait.c: host call nr with arguments a, whose a[tmo] is a timeout
+ * in milliseconds (-1: none), that only a signal for the guest ends.
+ */
+UA_HIDDEN long ua__lx_host_wait(struct ua_task *t, long nr, long a[6],
+				int tmo);
 UA_HIDDEN void ua__lx_ptimers_reset(struct lx_proc *p);
 
 /* sys_futex.c */

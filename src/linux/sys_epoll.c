@@ -9,8 +9,8 @@
  * cannot be watched: EPERM, as natively (their file operations have no
  * poll method, which ep_insert() requires).
  *
- * The wait sleeps in the host (ua__host_call), so a signal for the guest
- * ends it with EINTR, which epoll_wait never restarts (signal(7)).
+ * The wait sleeps in the host (ua__lx_host_wait()), so a signal for the
+ * guest ends it with EINTR, which epoll_wait never restarts (signal(7)).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -102,9 +102,11 @@ static long do_wait(struct ua_task *t, long epfd, void *uevents, int max,
 	ep = host_of(t, epfd);
 	if (ep < 0)
 		return ep == -EPERM ? -EINVAL : ep;
-	n = ua__host_call(SYS_epoll_wait, ep, (long)ev,
-			  max < LX_EP_BATCH ? max : LX_EP_BATCH, timeout_ms, 0,
-			  0);
+	n = ua__lx_host_wait(t, SYS_epoll_wait,
+			     (long[6]){ ep, (long)ev,
+					max < LX_EP_BATCH ? max : LX_EP_BATCH,
+					timeout_ms },
+			     3);
 	if (n > 0 && ua_copy_to_user(uevents, ev, (size_t)n * sizeof(ev[0])))
 		return -EFAULT;
 	return n;

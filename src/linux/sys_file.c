@@ -612,8 +612,10 @@ static long do_poll(struct ua_task *t, struct pollfd *kfds, size_t n,
 		if (kfds[i].revents)
 			ready++;
 	}
-	ret = (int)ua__host_call(SYS_poll, (long)h, (long)n,
-				 ready ? 0 : timeout_ms, 0, 0, 0);
+	ret = (int)ua__lx_host_wait(t, SYS_poll,
+				    (long[6]){ (long)h, (long)n,
+					       ready ? 0 : timeout_ms },
+				    2);
 	if (ret < 0) {
 		free(h);
 		return ret;

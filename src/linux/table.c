@@ -302,29 +302,34 @@ static bool unlocked_call(int nr)
 }
 
 /*
- * A host call made for the program came back EINTR: a forwarded host
- * signal interrupted it (hostsig.c installs its handler without
- * SA_RESTART so that it does).  The kernel would have returned its
- * restart code and let the program's own handling decide: restarted
- * with no handler or SA_RESTART, EINTR otherwise.  The poll family is
- * ERESTARTNOHAND (fs/select.c; a handler makes it EINTR whatever its
- * flags; restarted, a timeout starts again where the kernel's restart
- * block would go on with what was left).  Calls the engine serves give
- * their EINTR themselves, and those the kernel never restarts keep it.
+ * A host call made for the program came back EINTR: an interrupt (a
+ * forwarded host signal, hostsig.c, installed without SA_RESTART so
+ * that it does; a kick for a guest signal, irq.c) ended it.  The kernel
+ * would have returned its restart code and let the program's own
+ * handling decide: restarted with no handler or SA_RESTART, EINTR
+ * otherwise.  The poll family is ERESTARTNOHAND (fs/select.c; a handler
+ * makes it EINTR whatever its flags); epoll never restarts.  With no
+ * signal for the guest at all the kernel would not have been woken:
+ * the call goes on (the waits of the poll family go on themselves,
+ * host_wait.c).  Calls the engine serves give their EINTR themselves.
  */
 static long host_eintr(struct ua_task *t, int nr)
 {
-	if (!ua__host_sig_target(t))
+	switch (nr) {
+	case SYS_restart_syscall:
+	case SYS_rt_sigtimedwait:
+	case SYS_nanosleep:
+	case SYS_clock_nanosleep:
 		return -EINTR;
+	}
+	if (!ua__sig_interrupted(t))
+		return -ERESTARTNOINTR;
 	switch (nr) {
 	case SYS_poll:
 	case SYS_ppoll:
 	case SYS_select:
 	case SYS_pselect6:
 		return -ERESTARTNOHAND;
-	case SYS_rt_sigtimedwait:
-	case SYS_nanosleep:
-	case SYS_clock_nanosleep:
 	case SYS_epoll_wait:
 	case SYS_epoll_pwait:
 	case SYS_epoll_pwait2:

@@ -528,6 +528,24 @@ UA_FAST bool ua__fast_sig_work_pending(struct ua_task *t)
 	       (t->regs.orig_rax != (uint64_t)-1 && is_restart(t->regs.rax));
 }
 
+/*
+ * signal_pending() for a host call that came back EINTR: the interrupt
+ * may have been for a signal nobody takes now (a SIGCHLD from the host
+ * the guest ignores, a group signal another thread took).  The mark is
+ * taken back first, so that a signal queued from here on ends the next
+ * host call again.  On the task's own thread, in ordinary context.
+ */
+bool ua__sig_interrupted(struct ua_task *t)
+{
+	struct ua_sigstate *s = t->sig;
+
+	t->irq_pending = 0;
+	atomic_thread_fence(memory_order_seq_cst);
+	if (ua__host_sig_pending(t))
+		ua__host_sig_drain();
+	return (ua__sig_pending(s) & ~atomic_load(&s->blocked)) != 0;
+}
+
 /* A host signal for the task that stands for the process (hostsig.c). */
 static void host_signal(struct ua_task *t, int sig, const siginfo_t *info)
 {

@@ -9,7 +9,9 @@
  * execve with its signal still pending.  Also the waits that take a
  * signal mask of their own (ppoll, pselect, epoll_pwait): a signal the
  * mask lets in, pending before or sent meanwhile, ends them and its
- * handler runs; the thread's mask is back afterwards.
+ * handler runs; the thread's mask is back afterwards.  And waits that
+ * nothing for the waiter interrupts (a child's ignored SIGCHLD) go on,
+ * as does a thread's read a handler with SA_RESTART interrupts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -359,6 +361,80 @@ static void masked_waits(void)
 	close(ep);
 }
 
+/*
+ * A wait pipe fd ends when a grandchild writes to it, while the child
+ * that forked it has ended: its SIGCHLD, which the process ignores
+ * (SIG_DFL), wakes nothing (sig_ignored(): never queued).
+ */
+static long wait_orphan(int how, int ep)
+{
+	struct pollfd pfd;
+	struct epoll_event ev = { .events = EPOLLIN };
+	int p[2];
+	long r;
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		return -errno;
+	pid = fork();
+	if (!pid) {
+		if (!fork()) {
+			usleep(100000);
+			write(p[1], "x", 1);
+		}
+		_exit(0);
+	}
+	close(p[1]);
+	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
+	r = how ? epoll_wait(ep, &ev, 1, 5000) : poll(&pfd, 1, 5000);
+	r = r < 0 ? -errno : r;
+	read(p[0], &c, 1);
+	waitpid(pid, NULL, 0);
+	close(p[0]);
+	return r;
+}
+
+static void *restarted_read(void *arg)
+{
+	int fd = *(int *)arg;
+	char c = 0;
+	long n = read(fd, &c, 1);
+
+	printf("thread's read under SA_RESTART: %ld %c\n", n < 0 ? -errno : n,
+	       c);
+	return NULL;
+}
+
+/* Interrupts with no signal for the waiter, and one with SA_RESTART. */
+static void quiet_waits(void)
+{
+	struct sigaction sa = { .sa_handler = on_usr1,
+				.sa_flags = SA_RESTART };
+	sigset_t usr1 = set_of(SIGUSR1, 0);
+	int ep = epoll_create1(0), p[2];
+	pthread_t th;
+
+	printf("poll, a child ends: %ld\n", wait_orphan(0, ep));
+	printf("epoll_wait, a child ends: %ld\n", wait_orphan(1, ep));
+	close(ep);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigprocmask(SIG_UNBLOCK, &usr1, NULL);
+	if (pipe(p))
+		return;
+	got = 0;
+	pthread_create(&th, NULL, restarted_read, p);
+	usleep(50000);
+	pthread_kill(th, SIGUSR1);
+	usleep(50000);
+	write(p[1], "y", 1);
+	pthread_join(th, NULL);
+	printf("handler ran: %d\n", got);
+	close(p[0]);
+	close(p[1]);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -373,6 +449,7 @@ int main(int argc, char **argv)
 	interrupted();
 	threaded();
 	masked_waits();
+	quiet_waits();
 	forked();
 	exec_keep(argv[0]);
 	return 1;
