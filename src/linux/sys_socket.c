@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
@@ -450,16 +451,20 @@ static long right_in(int *fd, void *arg)
 	return 0;
 }
 
-static long sys_sendmsg(struct ua_task *t, struct ua_pt_regs *r)
+/*
+ * ___sys_sendmsg(): one message, umsg the guest's msghdr; the bytes sent.
+ * *left: some of the message's bytes were not (msg_data_left()).
+ */
+static long do_sendmsg(struct ua_task *t, int fd, uint64_t umsg, int flags,
+		       bool *left)
 {
 	struct rights rights = { .t = t };
-	int flags = (int)ARG3(r);
 	struct lx_msg m;
 	struct msghdr mh;
 	struct iovec one;
 	long ret;
 
-	ret = msg_in(&m, ARG2(r));
+	ret = msg_in(&m, umsg);
 	if (!ret && m.mh.msg_name)
 		ret = addr_in(&m.name, (uint64_t)m.mh.msg_name,
 			      (long)(int)m.mh.msg_namelen);
@@ -487,9 +492,11 @@ static long sys_sendmsg(struct ua_task *t, struct ua_pt_regs *r)
 	if (!ret && m.ctl)
 		ret = each_right(&mh, right_out, &rights);
 	if (!ret)
-		ret = WITH_HOST(t, (int)ARG1(r), h,
+		ret = WITH_HOST(t, fd, h,
 				ua__host_call(SYS_sendmsg, h, (long)&mh,
 					      flags | MSG_NOSIGNAL, 0, 0, 0));
+	if (left)
+		*left = ret >= 0 && (size_t)ret < m.len;
 	while (rights.n)
 		close(rights.host[--rights.n]);
 	msg_free(&m);
@@ -498,9 +505,19 @@ static long sys_sendmsg(struct ua_task *t, struct ua_pt_regs *r)
 	return ret;
 }
 
-static long sys_recvmsg(struct ua_task *t, struct ua_pt_regs *r)
+static long sys_sendmsg(struct ua_task *t, struct ua_pt_regs *r)
 {
-	int flags = (int)ARG3(r);
+	return do_sendmsg(t, (int)ARG1(r), ARG2(r), (int)ARG3(r), NULL);
+}
+
+/*
+ * ___sys_recvmsg(): one message into the guest's msghdr at umsg, whose
+ * lengths and flags are written back; the bytes received.  *oob: the
+ * message came with MSG_OOB.
+ */
+static long do_recvmsg(struct ua_task *t, int fd, uint64_t umsg, int flags,
+		       bool *oob)
+{
 	struct rights rights = { .t = t,
 				 .cloexec = flags & MSG_CMSG_CLOEXEC };
 	struct lx_msg m;
@@ -508,7 +525,7 @@ static long sys_recvmsg(struct ua_task *t, struct ua_pt_regs *r)
 	struct iovec one;
 	long ret, err;
 
-	ret = msg_in(&m, ARG2(r));
+	ret = msg_in(&m, umsg);
 	if (!ret && m.mh.msg_controllen) {
 		if (m.mh.msg_controllen > 65536)
 			m.mh.msg_controllen = 65536;
@@ -530,11 +547,13 @@ static long sys_recvmsg(struct ua_task *t, struct ua_pt_regs *r)
 		.msg_controllen = m.mh.msg_controllen,
 	};
 	/* Host descriptors arrive close-on-exec: the monitor's own. */
-	ret = WITH_HOST(t, (int)ARG1(r), h,
+	ret = WITH_HOST(t, fd, h,
 			ua__host_call(SYS_recvmsg, h, (long)&mh,
 				      flags | MSG_CMSG_CLOEXEC, 0, 0, 0));
 	if (ret < 0)
 		goto out;
+	if (oob)
+		*oob = mh.msg_flags & MSG_OOB;
 	if (m.ctl && mh.msg_controllen)
 		each_right(&mh, right_in, &rights);
 	err = 0;
@@ -542,24 +561,162 @@ static long sys_recvmsg(struct ua_task *t, struct ua_pt_regs *r)
 		err = -EFAULT;
 	if (!err && m.mh.msg_name &&
 	    addr_out(&m.name, mh.msg_namelen, (uint64_t)m.mh.msg_name,
-		     ARG2(r) + offsetof(struct msghdr, msg_namelen)))
+		     umsg + offsetof(struct msghdr, msg_namelen)))
 		err = -EFAULT;
 	if (!err && mh.msg_controllen &&
 	    ua_copy_to_user(m.mh.msg_control, m.ctl, mh.msg_controllen))
 		err = -EFAULT;
 	if (!err &&
 	    (ua_put_user((uint64_t)mh.msg_controllen,
-			 (uint64_t *)(ARG2(r) + offsetof(struct msghdr,
-							 msg_controllen))) ||
+			 (uint64_t *)(umsg + offsetof(struct msghdr,
+						      msg_controllen))) ||
 	     ua_put_user(mh.msg_flags,
-			 (int *)(ARG2(r) + offsetof(struct msghdr,
-						    msg_flags)))))
+			 (int *)(umsg + offsetof(struct msghdr, msg_flags)))))
 		err = -EFAULT;
 	if (err)
 		ret = err;
 out:
 	msg_free(&m);
 	return ret;
+}
+
+static long sys_recvmsg(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_recvmsg(t, (int)ARG1(r), ARG2(r), (int)ARG3(r), NULL);
+}
+
+/* The descriptor's checks before any message (sockfd_lookup_light()). */
+static long sock_check(struct ua_task *t, int fd)
+{
+	int type;
+	socklen_t len = sizeof(type);
+
+	return WITH_HOST(t, fd, h,
+			 getsockopt(h, SOL_SOCKET, SO_TYPE, &type, &len) ?
+				 -errno :
+				 0);
+}
+
+/*
+ * __sys_sendmmsg(): up to UIO_MAXIOV messages, MSG_BATCH on all but the
+ * last, each one's count into its msg_len; stops at the first error or
+ * partial send.  An error is returned only if no message went.
+ */
+static long sys_sendmmsg(struct ua_task *t, struct ua_pt_regs *r)
+{
+	uint64_t vec = ARG2(r);
+	unsigned int vlen = (unsigned int)ARG3(r), n = 0;
+	int flags = (int)ARG4(r);
+	bool left = false;
+	long ret;
+
+	ret = sock_check(t, (int)ARG1(r));
+	if (ret)
+		return ret;
+	if (vlen > LX_UIO_MAXIOV)
+		vlen = LX_UIO_MAXIOV;
+	while (n < vlen) {
+		uint64_t e = vec + (uint64_t)n * sizeof(struct mmsghdr);
+		int f = n == vlen - 1 ? flags : flags | MSG_BATCH;
+
+		ret = do_sendmsg(t, (int)ARG1(r), e, f, &left);
+		if (ret < 0)
+			break;
+		if (ua_put_user((unsigned int)ret,
+				(unsigned int *)(e + offsetof(struct mmsghdr,
+							      msg_len)))) {
+			ret = -EFAULT;
+			break;
+		}
+		n++;
+		if (left)
+			break;
+	}
+	return n ? n : ret < 0 ? ret : 0;
+}
+
+static bool ts_valid(const struct timespec *ts)
+{
+	return ts->tv_sec >= 0 && (unsigned long)ts->tv_nsec < 1000000000;
+}
+
+static struct timespec ts_left(const struct timespec *end)
+{
+	struct timespec now, d;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	d.tv_sec = end->tv_sec - now.tv_sec;
+	d.tv_nsec = end->tv_nsec - now.tv_nsec;
+	if (d.tv_nsec < 0) {
+		d.tv_sec--;
+		d.tv_nsec += 1000000000;
+	}
+	if (d.tv_sec < 0)
+		d = (struct timespec){ 0, 0 };
+	return d;
+}
+
+/*
+ * do_recvmmsg(): messages until vlen, an error, MSG_OOB or the timeout,
+ * which (as in the kernel) is looked at only between messages: each
+ * receive blocks as the socket does.  MSG_WAITFORONE makes every receive
+ * after the first MSG_DONTWAIT.  The time left goes back to the guest.
+ */
+static long sys_recvmmsg(struct ua_task *t, struct ua_pt_regs *r)
+{
+	uint64_t vec = ARG2(r), uts = ARG5(r);
+	unsigned int vlen = (unsigned int)ARG3(r), n = 0;
+	int flags = (int)ARG4(r);
+	struct timespec ts, end;
+	bool oob = false;
+	long ret;
+
+	if (uts) {
+		if (ua_copy_from_user(&ts, (const void *)uts, sizeof(ts)))
+			return -EFAULT;
+		if (!ts_valid(&ts))
+			return -EINVAL;
+		clock_gettime(CLOCK_MONOTONIC, &end);
+		end.tv_sec += ts.tv_sec;
+		end.tv_nsec += ts.tv_nsec;
+		if (end.tv_nsec >= 1000000000) {
+			end.tv_sec++;
+			end.tv_nsec -= 1000000000;
+		}
+	}
+	ret = sock_check(t, (int)ARG1(r));
+	if (ret)
+		return ret;
+	if (vlen > LX_UIO_MAXIOV)
+		vlen = LX_UIO_MAXIOV;
+	while (n < vlen) {
+		uint64_t e = vec + (uint64_t)n * sizeof(struct mmsghdr);
+
+		ret = do_recvmsg(t, (int)ARG1(r), e, flags & ~MSG_WAITFORONE,
+				 &oob);
+		if (ret < 0)
+			break;
+		if (ua_put_user((unsigned int)ret,
+				(unsigned int *)(e + offsetof(struct mmsghdr,
+							      msg_len)))) {
+			ret = -EFAULT;
+			break;
+		}
+		n++;
+		ret = 0;
+		if (flags & MSG_WAITFORONE)
+			flags |= MSG_DONTWAIT;
+		if (uts) {
+			ts = ts_left(&end);
+			if (!ts.tv_sec && !ts.tv_nsec)
+				break;
+		}
+		if (oob)
+			break;
+	}
+	if (n && uts && ua_copy_to_user((void *)uts, &ts, sizeof(ts)))
+		return -EFAULT;
+	return n ? n : ret;
 }
 
 static const struct lx_call calls[] = {
@@ -579,6 +736,8 @@ static const struct lx_call calls[] = {
 	{ SYS_recvfrom, "recvfrom", sys_recvfrom, "fpuxpp" },
 	{ SYS_sendmsg, "sendmsg", sys_sendmsg, "fpx" },
 	{ SYS_recvmsg, "recvmsg", sys_recvmsg, "fpx" },
+	{ SYS_sendmmsg, "sendmmsg", sys_sendmmsg, "fpux" },
+	{ SYS_recvmmsg, "recvmmsg", sys_recvmmsg, "fpuxp" },
 };
 
 void ua__lx_socket_init(void)

@@ -2,8 +2,9 @@
 /*
  * Sockets natively and under uarun (run_programs.py compares the output
  * byte for byte): an AF_UNIX pair, a loopback TCP server and client in
- * one program, UDP datagrams with their addresses, options, and the
- * errors of bad arguments.  Only 127.0.0.1, ports the host picks.
+ * one program, UDP datagrams with their addresses, sendmmsg and
+ * recvmmsg, options, and the errors of bad arguments.  Only 127.0.0.1,
+ * ports the host picks.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -13,8 +14,10 @@
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -210,6 +213,74 @@ static void rights(void)
 	close(sv[1]);
 }
 
+static void mmsg_set(struct mmsghdr *m, struct iovec *iov, char (*b)[16],
+		     const size_t *len, int n)
+{
+	memset(m, 0, n * sizeof(*m));
+	for (int i = 0; i < n; i++) {
+		iov[i] = (struct iovec){ b[i], len[i] };
+		m[i].msg_hdr.msg_iov = &iov[i];
+		m[i].msg_hdr.msg_iovlen = 1;
+	}
+}
+
+static void mmsg_show(const char *what, long r, struct mmsghdr *m,
+		      char (*b)[16])
+{
+	report(what, r);
+	for (long i = 0; i < r; i++)
+		printf("  [%ld] len %u %.*s\n", i, m[i].msg_len,
+		       (int)m[i].msg_len, b[i]);
+}
+
+/* sendmmsg and recvmmsg: counts, MSG_WAITFORONE, the timeout, errors. */
+static void mmsg(void)
+{
+	static const size_t slen[3] = { 3, 4, 5 }, rlen[3] = { 16, 16, 16 };
+	char out[3][16] = { "one", "two!", "three" }, in[3][16];
+	struct timespec ts = { 5, 0 }, bad = { 0, 2000000000 };
+	struct mmsghdr m[3];
+	struct iovec iov[3];
+	int sv[2], p[2];
+
+	socketpair(AF_UNIX, SOCK_DGRAM, 0, sv);
+	mmsg_set(m, iov, out, slen, 3);
+	mmsg_show("sendmmsg 3", sendmmsg(sv[0], m, 3, 0), m, out);
+	report("sendmmsg 0", sendmmsg(sv[0], m, 0, 0));
+	mmsg_set(m, iov, in, rlen, 3);
+	mmsg_show("recvmmsg 3 of 3", recvmmsg(sv[1], m, 3, 0, NULL), m, in);
+	mmsg_set(m, iov, out, slen, 3);
+	sendmmsg(sv[0], m, 1, 0);
+	mmsg_set(m, iov, in, rlen, 3);
+	mmsg_show("recvmmsg MSG_WAITFORONE, 1 there",
+		  recvmmsg(sv[1], m, 3, MSG_WAITFORONE, NULL), m, in);
+	report("recvmmsg MSG_DONTWAIT, none there",
+	       recvmmsg(sv[1], m, 3, MSG_DONTWAIT, NULL));
+	mmsg_set(m, iov, out, slen, 3);
+	sendmmsg(sv[0], m, 2, 0);
+	mmsg_set(m, iov, in, rlen, 3);
+	mmsg_show("recvmmsg 2 with a timeout",
+		  recvmmsg(sv[1], m, 2, 0, &ts), m, in);
+	printf("  time left under 5 s: %d\n", ts.tv_sec < 5);
+	report("recvmmsg bad timeout", recvmmsg(sv[1], m, 2, 0, &bad));
+	report("sendmmsg bad fd", sendmmsg(999, m, 1, 0));
+	if (pipe(p) == 0) {
+		report("sendmmsg not a socket", sendmmsg(p[1], m, 1, 0));
+		close(p[0]);
+		close(p[1]);
+	}
+	report("sendmmsg bad vector", sendmmsg(sv[0], (void *)8, 1, 0));
+	/* A fault in the second message: the first counts. */
+	mmsg_set(m, iov, out, slen, 3);
+	iov[1].iov_base = (void *)8;
+	mmsg_show("sendmmsg fault in 2nd", sendmmsg(sv[0], m, 3, 0), m, out);
+	mmsg_set(m, iov, in, rlen, 3);
+	mmsg_show("recvmmsg what went", recvmmsg(sv[1], m, 3, MSG_DONTWAIT,
+						 NULL), m, in);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -217,6 +288,7 @@ int main(void)
 	tcp();
 	udp();
 	rights();
+	mmsg();
 	errors();
 	return 0;
 }

@@ -410,8 +410,7 @@ static void *restarted_read(void *arg)
 /* Interrupts with no signal for the waiter, and one with SA_RESTART. */
 static void quiet_waits(void)
 {
-	struct sigaction sa = { .sa_handler = on_usr1,
-				.sa_flags = SA_RESTART };
+	struct sigaction sa = { .sa_handler = on_usr1, .sa_flags = SA_RESTART };
 	sigset_t usr1 = set_of(SIGUSR1, 0);
 	int ep = epoll_create1(0), p[2];
 	pthread_t th;
