@@ -239,6 +239,7 @@ enum ua__patch_why {
 	UA_PATCH_WHY_PAGES,      /* the 5 bytes to patch cross a page */
 	UA_PATCH_WHY_FULL,       /* no trampoline slot left */
 	UA_PATCH_WHY_FAILED,     /* memory or a write failed */
+	UA_PATCH_WHY_NO_HOLE,    /* short, and no hole a jmp rel8 reaches */
 	UA_PATCH_WHY_INSN = 16,
 };
 UA_HIDDEN const char *ua__patch_why_str(unsigned int why);

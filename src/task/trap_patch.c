@@ -75,12 +75,18 @@ struct patch_code {
 	uint64_t start, len;
 	struct ua__insn_site *sites; /* by address */
 	size_t n;
+	struct ua__insn_hole *holes; /* by address */
+	size_t nholes;
 	bool swept, failed;
 };
 
-/* What a slot stands for: its site's `syscall` and instruction length. */
+/*
+ * What a slot stands for: its site's `syscall` and instruction length,
+ * and the hole the site hops through (0: it jumps to the slot itself).
+ */
 struct patch_slot {
 	uint64_t sys;
+	uint64_t hop;
 	uint8_t len;
 };
 
@@ -153,6 +159,9 @@ static void code_drop(struct patch_code *c)
 	free(c->sites);
 	c->sites = NULL;
 	c->n = 0;
+	free(c->holes);
+	c->holes = NULL;
+	c->nholes = 0;
 	c->swept = c->failed = false;
 }
 
@@ -250,8 +259,17 @@ static int sweep(struct patch_code *c)
 		free(c->sites);
 		max = n;
 	}
-	free(buf);
 	c->n = n;
+	n = ua__insn_holes(buf, c->len, c->start, ua__pagesz, NULL, 0);
+	c->holes = calloc(n ? n : 1, sizeof(*c->holes));
+	if (!c->holes) {
+		free(buf);
+		code_drop(c);
+		return -ENOMEM;
+	}
+	c->nholes =
+		ua__insn_holes(buf, c->len, c->start, ua__pagesz, c->holes, n);
+	free(buf);
 	c->swept = true;
 	return 0;
 }
@@ -272,8 +290,12 @@ static const struct ua__insn_site *site_in(const struct patch_code *c,
 	return lo < c->n && c->sites[lo].sys == sys ? &c->sites[lo] : NULL;
 }
 
-/* The sweep's word on the site: its instruction's length, or why not. */
-static unsigned int site_len(struct ua__patch *p, uint64_t sys, uint8_t *len)
+/*
+ * The sweep's word on the site: its instruction's length, or why not;
+ * *c its section.  A short one (*hop) needs a hole.
+ */
+static unsigned int site_len(struct ua__patch *p, uint64_t sys, uint8_t *len,
+			     bool *hop, struct patch_code **cp)
 {
 	struct patch_code *c = code_at(p, sys);
 	const struct ua__insn_site *s;
@@ -287,10 +309,48 @@ static unsigned int site_len(struct ua__patch *p, uint64_t sys, uint8_t *len)
 	s = site_in(c, sys);
 	if (!s)
 		return UA_PATCH_WHY_NOT_SWEPT;
+	*cp = c;
+	*hop = !s->len && s->hop_len;
+	if (*hop) {
+		*len = s->hop_len;
+		return UA_PATCH_OK;
+	}
 	if (!s->len)
 		return UA_PATCH_WHY_INSN + s->why;
 	*len = s->len;
 	return UA_PATCH_OK;
+}
+
+/*
+ * Five bytes of a hole of c within a `jmp rel8` of from_end (the end of
+ * the short site's jump), or NULL; *at their address.
+ */
+static struct ua__insn_hole *hole_near(struct patch_code *c, uint64_t from_end,
+				       uint64_t *at)
+{
+	size_t lo = 0, hi = c->nholes;
+
+	/* The first hole that may end past from_end - 128. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (c->holes[mid].addr + 255 < from_end - 128)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < c->nholes; i++) {
+		struct ua__insn_hole *h = &c->holes[i];
+		int64_t d = (int64_t)(h->addr + h->used - from_end);
+
+		if (d > 127)
+			break;
+		if (d >= -128 && h->len - h->used >= 5) {
+			*at = h->addr + h->used;
+			return h;
+		}
+	}
+	return NULL;
 }
 
 static void put_rel32(uint8_t *at, uint64_t from_end, uint64_t to)
@@ -365,9 +425,13 @@ static bool code_write(struct ua_space *sp, uint64_t addr, const void *src,
 	return ok;
 }
 
-/* A new slot for the site, written and executable; its address or 0. */
+/*
+ * A new slot for the site, written and executable; its address or 0.
+ * from_end: the end of the jump that enters it (at the site or a hole).
+ */
 static uint64_t slot_new(struct ua_task *t, struct ua__patch *p,
-			 const uint8_t *insn, uint8_t len, uint64_t sys)
+			 const uint8_t *insn, uint8_t len, uint64_t sys,
+			 uint64_t from_end, uint64_t hop)
 {
 	uint8_t code[SLOT_SIZE];
 	uint64_t at;
@@ -375,13 +439,13 @@ static uint64_t slot_new(struct ua_task *t, struct ua__patch *p,
 	if (p->used >= p->area_len / SLOT_SIZE)
 		return 0;
 	at = p->area + p->used * SLOT_SIZE;
-	if (!rel32_ok(sys - len + 5, at) || !rel32_ok(at + SLOT_SIZE, sys))
+	if (!rel32_ok(from_end, at) || !rel32_ok(at + SLOT_SIZE, sys))
 		return 0;
 	slot_build(code, at, insn, len, sys);
 	/* Slots never share a page with guest data: the area is ours. */
 	if (!code_write(t->sp, at, code, SLOT_SIZE, PROT_READ | PROT_EXEC))
 		return 0;
-	p->slots[p->used] = (struct patch_slot){ sys, len };
+	p->slots[p->used] = (struct patch_slot){ sys, hop, len };
 	__atomic_store_n(&p->used, p->used + 1, __ATOMIC_RELEASE);
 	return at;
 }
@@ -437,6 +501,60 @@ static bool code_poke(struct ua_space *sp, uint64_t start,
 }
 
 /*
+ * Fill five bytes of hole h at `at` with a jump to slot.  Its first use
+ * turns the rest of it into int3 (a later sweep stays in step, and finds
+ * the rest as a hole again); before that its bytes must still be the
+ * padding the sweep saw.  Nothing runs a hole: no protocol is needed,
+ * and the site's own jump, written after, comes with the syncs.
+ */
+static bool hole_fill(struct ua_task *t, struct ua__insn_hole *h, uint64_t at,
+		      uint64_t slot)
+{
+	uint8_t b[255];
+	int prot = ua__space_prot_at(t->sp, h->addr);
+
+	if (prot < 0 || !(prot & PROT_EXEC))
+		return false;
+	if (!h->used) {
+		if (ua_copy_from_user(b, (const void *)h->addr, h->len) ||
+		    !ua__insn_all_pad(b, h->len))
+			return false;
+		memset(b, 0xcc, h->len);
+	}
+	b[at - h->addr] = 0xe9;
+	put_rel32(b + (at - h->addr) + 1, at + 5, slot);
+	if (h->used ? !code_write(t->sp, at, b + (at - h->addr), 5, prot) :
+		      !code_write(t->sp, h->addr, b, h->len, prot))
+		return false;
+	h->used += 5;
+	return true;
+}
+
+/*
+ * A short site (under 5 bytes before the `syscall`): its instruction
+ * becomes `jmp rel8` to a hole nearby, which jumps to the slot.
+ */
+static unsigned int hop_prepare(struct ua_task *t, struct patch_code *c,
+				const uint8_t *insn, uint8_t len, uint64_t sys,
+				uint8_t *jmp)
+{
+	uint64_t start = sys - len, at, slot;
+	struct ua__insn_hole *h = hole_near(c, start + 2, &at);
+
+	if (!h)
+		return UA_PATCH_WHY_NO_HOLE;
+	slot = slot_new(t, t->patch, insn, len, sys, at + 5, at);
+	if (!slot)
+		return UA_PATCH_WHY_FULL;
+	if (!hole_fill(t, h, at, slot))
+		return UA_PATCH_WHY_NO_HOLE;
+	memset(jmp, 0xcc, len);
+	jmp[0] = 0xeb;
+	jmp[1] = (uint8_t)(int8_t)(at - (start + 2));
+	return UA_PATCH_OK;
+}
+
+/*
  * Patch the site whose `syscall` is at sys: UA_PATCH_OK, or why not.
  * The bytes are read again and decoded here, whatever the sweep saw.
  */
@@ -445,21 +563,23 @@ static unsigned int try_patch(struct ua_task *t, uint64_t sys, uint8_t *lenp,
 {
 	struct ua__patch *p = t->patch;
 	uint8_t bytes[INSN_MAX + 2], jmp[INSN_MAX];
+	struct patch_code *c = NULL;
 	struct ua__insn insn;
 	unsigned int why;
 	uint64_t start, slot;
 	uint8_t len = 0;
+	bool hop = false;
 	int prot;
 
 	if (!p || !p->area_len)
 		return UA_PATCH_WHY_NOT_CODE;
-	why = site_len(p, sys, &len);
+	why = site_len(p, sys, &len, &hop, &c);
 	if (why)
 		return why;
 	*lenp = len;
 	start = sys - len;
 	if ((start & ~(uint64_t)(ua__pagesz - 1)) !=
-	    ((start + 4) & ~(uint64_t)(ua__pagesz - 1)))
+	    ((start + (hop ? 1 : 4)) & ~(uint64_t)(ua__pagesz - 1)))
 		return UA_PATCH_WHY_PAGES;
 	prot = ua__space_prot_at(t->sp, start);
 	if (prot < 0 || !(prot & PROT_EXEC) ||
@@ -470,17 +590,23 @@ static unsigned int try_patch(struct ua_task *t, uint64_t sys, uint8_t *lenp,
 	if (bytes[len] != 0x0f || bytes[len + 1] != 0x05 ||
 	    ua__insn_decode(bytes, len, &insn) != len || !insn.relocatable)
 		return UA_PATCH_WHY_CHANGED;
-	slot = slot_new(t, p, bytes, len, sys);
-	if (!slot)
-		return UA_PATCH_WHY_FULL;
-	/*
-	 * The bytes after the jmp (an instruction longer than 5) become
-	 * int3, so that a later sweep stays in step.  One thread: nothing
-	 * runs this code meanwhile.
-	 */
-	memset(jmp, 0xcc, len);
-	jmp[0] = 0xe9;
-	put_rel32(jmp + 1, start + 5, slot);
+	if (hop) {
+		why = hop_prepare(t, c, bytes, len, sys, jmp);
+		if (why)
+			return why;
+	} else {
+		slot = slot_new(t, p, bytes, len, sys, start + 5, 0);
+		if (!slot)
+			return UA_PATCH_WHY_FULL;
+		/*
+		 * The bytes after the jmp (an instruction longer than 5)
+		 * become int3, so that a later sweep stays in step.
+		 */
+		memset(jmp, 0xcc, len);
+		jmp[0] = 0xe9;
+		put_rel32(jmp + 1, start + 5, slot);
+	}
+	/* One thread: nothing runs this code meanwhile. */
 	if (threads ? !code_poke(t->sp, start, bytes, jmp, len, prot) :
 		      !code_write(t->sp, start, jmp, len, prot))
 		return UA_PATCH_WHY_FAILED;
@@ -543,6 +669,21 @@ static const struct patch_slot *slot_at(const struct ua_task *t, uint64_t rip,
 	return &p->slots[i];
 }
 
+/* The slot whose site hops through addr, or NULL. */
+static const struct patch_slot *hop_at(const struct ua_task *t, uint64_t addr)
+{
+	const struct ua__patch *p = t->patch;
+	size_t n;
+
+	if (!p)
+		return NULL;
+	n = __atomic_load_n(&p->used, __ATOMIC_ACQUIRE);
+	for (size_t i = 0; i < n; i++)
+		if (p->slots[i].hop == addr)
+			return &p->slots[i];
+	return NULL;
+}
+
 /* Is addr the first byte of a site that has a slot? */
 static bool site_start(const struct ua_task *t, uint64_t addr)
 {
@@ -598,6 +739,17 @@ void ua__patch_fault(struct ua_task *t, siginfo_t *info)
 		r->rip--;
 		ua__return_to_guest(t);
 	}
+	/* In a hole, between a short site's jump and its slot: the same. */
+	s = hop_at(t, r->rip);
+	if (s && step)
+		ua__return_to_guest(t);
+	if (s) {
+		if (info->si_signo == SIGTRAP &&
+		    (uint64_t)info->si_addr == r->rip)
+			info->si_addr = (void *)(s->sys - s->len);
+		r->rip = s->sys - s->len;
+		return;
+	}
 	s = slot_at(t, r->rip, &off);
 	if (!s)
 		return;
@@ -629,8 +781,13 @@ void ua__patch_irq(struct ua_task *t)
 	unsigned int off = 0;
 
 	s = slot_at(t, t->regs.rip, &off);
-	if (s)
+	if (s) {
 		slot_to_site(t, s, off);
+		return;
+	}
+	s = hop_at(t, t->regs.rip);
+	if (s)
+		t->regs.rip = s->sys - s->len;
 }
 
 static const char *const why_str[] = {
@@ -642,6 +799,9 @@ static const char *const why_str[] = {
 	[UA_PATCH_WHY_PAGES] = "the patch would cross a page",
 	[UA_PATCH_WHY_FULL] = "no trampoline slot within reach",
 	[UA_PATCH_WHY_FAILED] = "out of memory or a write failed",
+	[UA_PATCH_WHY_NO_HOLE] =
+		"the instruction before it is under 5 bytes, and no padding "
+		"within a short jump is free",
 };
 
 const char *ua__patch_why_str(unsigned int why)

@@ -12,6 +12,10 @@
  *            traps at the same instructions
  *   fault    the instruction before the syscall (`mov 0x1000(%rbx),
  *            %r9`) faults: SIGSEGV at that instruction, with its address
+ *   short    `mov %edi, %eax; syscall`: a 2-byte instruction before the
+ *            syscall, which the patch path reaches through padding after
+ *            the function's `ret` (a `jmp rel8` to a `jmp rel32`)
+ *   shortstep  single-stepping such a site: the same traps
  *
  * The output is the same natively and under every trap path, but for
  * redzone under rewrite.
@@ -77,9 +81,47 @@ asm(".text\n"
     ".size step_block, . - step_block\n");
 void step_block(void);
 
+/*
+ * The same with `mov %edi, %eax` (89 f8) before the syscall, and an
+ * 8-byte nop after the ret: padding no path runs, as compilers leave
+ * between functions.
+ */
+extern const char step2_a[], step2_b[], step2_c[], step2_end[];
+asm(".text\n"
+    ".globl step2_block\n"
+    ".type step2_block, @function\n"
+    "step2_block:\n\t"
+    "pushfq\n\t"
+    "orq $0x100, (%rsp)\n\t"
+    "popfq\n"
+    "step2_a:\n\t"
+    ".byte 0x89, 0xf8\n"
+    "step2_b:\n\t"
+    "syscall\n"
+    "step2_c:\n\t"
+    "pushfq\n\t"
+    "andq $~0x100, (%rsp)\n\t"
+    "popfq\n"
+    "step2_end:\n\t"
+    "ret\n\t"
+    ".byte 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n"
+    ".size step2_block, . - step2_block\n");
+void step2_block(long nr);
+
+/* mov %edi, %eax; syscall; ret; and the padding. */
+asm(".text\n"
+    ".globl short_call\n"
+    ".type short_call, @function\n"
+    "short_call:\n\t"
+    ".byte 0x89, 0xf8, 0x0f, 0x05, 0xc3\n\t"
+    ".byte 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n"
+    ".size short_call, . - short_call\n");
+long short_call(long nr);
+
 #define MAX_STEPS 16
 static volatile uint64_t steps[MAX_STEPS];
 static volatile int nsteps;
+static const char *step_base;
 
 static void on_trap(int sig, siginfo_t *si, void *ucv)
 {
@@ -88,7 +130,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 
 	(void)sig;
 	if (nsteps < MAX_STEPS)
-		steps[nsteps] = rip - (uint64_t)step_a;
+		steps[nsteps] = rip - (uint64_t)step_base;
 	nsteps++;
 	/* A single step: si_addr is where it stopped. */
 	if ((uint64_t)si->si_addr != rip)
@@ -103,6 +145,7 @@ static void step(void)
 	sa.sa_sigaction = on_trap;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTRAP, &sa, NULL);
+	step_base = step_a;
 	for (int i = 0; i < 3; i++) {
 		nsteps = 0;
 		step_block();
@@ -114,6 +157,35 @@ static void step(void)
 		       (long long)(step_c - step_a),
 		       (long long)(step_end - step_a));
 	}
+}
+
+static void short_step(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_trap;
+	sa.sa_flags = SA_SIGINFO;
+	sigaction(SIGTRAP, &sa, NULL);
+	step_base = step2_a;
+	for (int i = 0; i < 3; i++) {
+		nsteps = 0;
+		step2_block(SYS_getpid);
+		printf("shortstep %d: %d traps at", i, nsteps);
+		for (int k = 0; k < nsteps && k < MAX_STEPS; k++)
+			printf(" %+lld", (long long)steps[k]);
+		printf(" (b %+lld, c %+lld, end %+lld)\n",
+		       (long long)(step2_b - step2_a),
+		       (long long)(step2_c - step2_a),
+		       (long long)(step2_end - step2_a));
+	}
+}
+
+static void short_site(void)
+{
+	for (int i = 0; i < 3; i++)
+		printf("short %d: %s\n", i,
+		       short_call(SYS_getpid) == getpid() ? "getpid" : "wrong");
 }
 
 /* mov 0x1000(%rbx), %r9; syscall (getpid): rbx picks the memory. */
@@ -184,6 +256,10 @@ int main(int argc, char **argv)
 		step();
 	else if (argc > 1 && !strcmp(argv[1], "fault"))
 		fault();
+	else if (argc > 1 && !strcmp(argv[1], "short"))
+		short_site();
+	else if (argc > 1 && !strcmp(argv[1], "shortstep"))
+		short_step();
 	else
 		return 2;
 	return 0;

@@ -193,6 +193,9 @@ def mode_programs(uarun, progs):
                              expect=redzone_expect)
             fails += compare(uarun, bks, name + ' step', [p, 'step'])
             fails += compare(uarun, bks, name + ' fault', [p, 'fault'])
+            fails += compare(uarun, bks, name + ' short', [p, 'short'])
+            fails += compare(uarun, bks, name + ' shortstep',
+                             [p, 'shortstep'])
             fails += patched_here(uarun, name, p)
     return fails
 
@@ -261,18 +264,22 @@ def space_expect(name):
 def patched_here(uarun, name, prog):
     """prog_trap's sites are patched under the default trap, not left on
     sud: each part's getpid site traps once and comes twice through its
-    trampoline."""
+    trampoline (the short ones through a hole)."""
     fails = 0
-    for part in ['redzone', 'step', 'fault']:
+    for part in ['redzone', 'step', 'fault', 'short', 'shortstep']:
         r = subprocess.run([uarun, '--stats', prog, part],
                            capture_output=True, text=True, timeout=120)
-        s = sites(r.stderr.split('sites left on sud')[0])
+        parts = r.stderr.split('sites left on sud')
+        s = sites(parts[0])
         trips = [t for _, nr, t in s.get('getpid', [])]
-        if r.returncode or 2 not in trips:
+        # Every getpid site patched: none left on sud.
+        left = re.findall(r'site 0x[0-9a-f]+ +getpid .*', parts[1]) \
+            if len(parts) > 1 else []
+        if r.returncode or 2 not in trips or left:
             fails += 1
-            print('FAIL %s %s: getpid sites %r, rc %d, stderr %r' %
-                  (name, part, s.get('getpid'), r.returncode,
-                   r.stderr[-800:]))
+            print('FAIL %s %s: getpid sites %r, on sud %r, rc %d, '
+                  'stderr %r' % (name, part, s.get('getpid'), left,
+                                 r.returncode, r.stderr[-800:]))
         else:
             print('ok   %s %s: patched, getpid trips %r' %
                   (name, part, trips))

@@ -172,14 +172,14 @@ Test(insn, sweep_verdicts)
 		0x4c, 0x8b, 0x4c, 0x24, 0x08, 0x0f, 0x05, /* 0x1026 ok, 5 */
 	};
 	static const struct ua__insn_site want[] = {
-		{ 0x1000, 0, UA_INSN_WHY_FIRST },
-		{ 0x1007, 5, UA_INSN_OK },
-		{ 0x100b, 0, UA_INSN_WHY_SHORT },
-		{ 0x1014, 0, UA_INSN_WHY_RIP_REL },
-		{ 0x101b, 0, UA_INSN_WHY_BRANCH },
-		{ 0x101d, 0, UA_INSN_WHY_SYSCALL },
-		{ 0x101f, 0, UA_INSN_WHY_SYSCALL },
-		{ 0x1026, 5, UA_INSN_OK },
+		{ 0x1000, 0, UA_INSN_WHY_FIRST, 0 },
+		{ 0x1007, 5, UA_INSN_OK, 0 },
+		{ 0x100b, 0, UA_INSN_WHY_SHORT, 2 },
+		{ 0x1014, 0, UA_INSN_WHY_RIP_REL, 0 },
+		{ 0x101b, 0, UA_INSN_WHY_BRANCH, 0 },
+		{ 0x101d, 0, UA_INSN_WHY_SYSCALL, 0 },
+		{ 0x101f, 0, UA_INSN_WHY_SYSCALL, 0 },
+		{ 0x1026, 5, UA_INSN_OK, 0 },
 	};
 	struct ua__insn_site s[8];
 	struct ua__sweep_stats st;
@@ -191,9 +191,39 @@ Test(insn, sweep_verdicts)
 		cr_assert_eq(s[i].len, want[i].len, "%zu", i);
 		cr_assert_eq(s[i].why, want[i].why, "%zu: %s", i,
 			     ua__insn_why(s[i].why));
+		cr_assert_eq(s[i].hop_len, want[i].hop_len, "%zu", i);
 	}
 	/* More sites than room: the count says so. */
 	cr_assert_eq(ua__insn_sweep(code, sizeof(code), 0x1000, s, 2, NULL), 8);
+}
+
+Test(insn, holes_are_padding_after_a_transfer)
+{
+	static const uint8_t code[] = {
+		0xc3,					  /* 0x1000 ret */
+		0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, /* nopw: 10 */
+		0x31, 0xc0,				  /* 0x100b xor */
+		0x90, 0x90, 0x90, 0x90, 0x90, 0x90, /* nops, not after a jump */
+		0xeb, 0x00,				  /* 0x1013 jmp */
+		0x90, 0x90, 0x90, 0x90,			  /* 4: too short */
+		0xe9, 0, 0, 0, 0,			  /* 0x1019 jmp */
+		0x41, 0x90, 0x90, 0x90, 0x90, 0x90,	  /* xchg: not a nop */
+		0xc3, 0xcc, 0xcc, 0xcc, 0x0f, 0x1f, 0x00, /* 0x1024: 6 */
+		0xc3, 0x90, 0x90, 0x90, 0x90, 0x90,	  /* 0x102b: to the end */
+	};
+	struct ua__insn_hole h[4];
+
+	cr_assert_eq(ua__insn_holes(code, sizeof(code), 0x1000, 4096, h, 4), 3);
+	cr_assert_eq(h[0].addr, 0x1001);
+	cr_assert_eq(h[0].len, 10);
+	cr_assert_eq(h[1].addr, 0x1025);
+	cr_assert_eq(h[1].len, 6);
+	cr_assert_eq(h[2].addr, 0x102c);
+	cr_assert_eq(h[2].len, 5);
+	cr_assert_eq(h[0].used + h[1].used + h[2].used, 0);
+	/* Never across a page: moved by 8, two of them cross one. */
+	cr_assert_eq(ua__insn_holes(code, sizeof(code), 0xff8, 16, h, 4), 1);
+	cr_assert_eq(h[0].addr, 0x1024);
 }
 
 Test(insn, sweep_resyncs_at_a_function_start)

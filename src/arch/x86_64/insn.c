@@ -440,6 +440,9 @@ size_t ua__insn_sweep(const uint8_t *code, size_t size, uint64_t vaddr,
 				s.why = why_not(&prev);
 			if (!s.why)
 				s.len = (uint8_t)prev.len;
+			if (s.why == UA_INSN_WHY_SHORT && prev.relocatable &&
+			    prev.len >= 2)
+				s.hop_len = (uint8_t)prev.len;
 			if (n < max)
 				out[n] = s;
 			n++;
@@ -448,6 +451,81 @@ size_t ua__insn_sweep(const uint8_t *code, size_t size, uint64_t vaddr,
 		prev = in;
 		i += (size_t)in.len;
 	}
+	return n;
+}
+
+/*
+ * Padding as compilers and assemblers emit it: `nop` (90, not with a
+ * REX prefix: 41 90 is xchg), the `0f 1f` long nops, with the operand
+ * size and segment prefixes they carry, and int3.
+ */
+static bool is_pad(const uint8_t *p, const struct ua__insn *in)
+{
+	int i = 0;
+
+	if (in->len == 1 && p[0] == 0xcc)
+		return true;
+	while (i < in->len && (p[i] == 0x66 || p[i] == 0x2e || p[i] == 0x3e))
+		i++;
+	if (i == in->len - 1)
+		return p[i] == 0x90;
+	return i < in->len - 1 && p[i] == 0x0f && p[i + 1] == 0x1f;
+}
+
+bool ua__insn_all_pad(const uint8_t *p, size_t len)
+{
+	struct ua__insn in;
+
+	for (size_t i = 0; i < len; i += (size_t)in.len)
+		if (ua__insn_decode(p + i, len - i, &in) < 0 ||
+		    !is_pad(p + i, &in))
+			return false;
+	return true;
+}
+
+static size_t hole_put(struct ua__insn_hole *out, size_t max, size_t n,
+		       uint64_t start, uint64_t end, uint64_t pagesz)
+{
+	if (end - start < 5 || start / pagesz != (end - 1) / pagesz)
+		return n;
+	if (n < max)
+		out[n] = (struct ua__insn_hole){
+			.addr = start,
+			.len = (uint8_t)(end - start > 255 ? 255 : end - start),
+		};
+	return n + 1;
+}
+
+size_t ua__insn_holes(const uint8_t *code, size_t size, uint64_t vaddr,
+		      uint64_t pagesz, struct ua__insn_hole *out, size_t max)
+{
+	bool flow_ended = false, in_run = false;
+	uint64_t run = 0;
+	struct ua__insn in;
+	size_t i = 0, n = 0;
+
+	while (i < size) {
+		if (ua__insn_decode(code + i, size - i, &in) < 0) {
+			in_run = flow_ended = false;
+			i++;
+			continue;
+		}
+		if (is_pad(code + i, &in)) {
+			if (!in_run && flow_ended) {
+				in_run = true;
+				run = vaddr + i;
+			}
+		} else {
+			if (in_run)
+				n = hole_put(out, max, n, run, vaddr + i,
+					     pagesz);
+			in_run = false;
+			flow_ended = ends_flow(code + i, &in);
+		}
+		i += (size_t)in.len;
+	}
+	if (in_run)
+		n = hole_put(out, max, n, run, vaddr + size, pagesz);
 	return n;
 }
 

@@ -38,6 +38,24 @@ struct ua__insn_site {
 	uint64_t sys;
 	uint8_t len;
 	uint8_t why;
+	/*
+	 * Under 5 bytes (UA_INSN_WHY_SHORT) but relocatable and at least 2:
+	 * its length, for a 2-byte `jmp rel8` through a hole (below).
+	 */
+	uint8_t hop_len;
+};
+
+/*
+ * A hole: padding (nop forms, int3) right after an unconditional
+ * transfer, up to the next instruction that is not padding, at least 5
+ * bytes and within one page.  No path of the program runs it, so it can
+ * hold a `jmp rel32` that a short site's `jmp rel8` reaches.  used: bytes
+ * handed out, from the start.
+ */
+struct ua__insn_hole {
+	uint64_t addr;
+	uint8_t len;
+	uint8_t used;
 };
 
 enum ua__insn_why {
@@ -86,6 +104,26 @@ int ua__insn_decode(const uint8_t *p, size_t avail, struct ua__insn *out);
 size_t ua__insn_sweep(const uint8_t *code, size_t size, uint64_t vaddr,
 		      struct ua__insn_site *out, size_t max,
 		      struct ua__sweep_stats *st);
+
+/**
+ * ua__insn_holes() - find the holes of a code section
+ * @code: the section's bytes
+ * @size: their number
+ * @vaddr: the address of @code[0] in the program
+ * @pagesz: holes never cross a multiple of it
+ * @out: the holes found, by address (each at most 255 bytes)
+ * @max: room in @out
+ *
+ * Decodes as ua__insn_sweep() does.  A run of padding that a byte the
+ * decoder does not know ends is not a hole.
+ *
+ * Return: the number of holes; only the first @max are stored.
+ */
+size_t ua__insn_holes(const uint8_t *code, size_t size, uint64_t vaddr,
+		      uint64_t pagesz, struct ua__insn_hole *out, size_t max);
+
+/* Are the len bytes at p padding instructions, whole? */
+bool ua__insn_all_pad(const uint8_t *p, size_t len);
 
 /* A site's why, in words. */
 const char *ua__insn_why(int why);
