@@ -33,6 +33,11 @@
  * 1:	lea Y+2(%rip), %rcx		what `syscall` leaves in RCX
  *	jmp *32(%r11)			ua__patch_entry
  *
+ * A short site (2 to 4 bytes before the `syscall`, relocatable: glibc's
+ * `xor %eax, %eax` of read) hops: its instruction becomes `jmp rel8` to
+ * a hole within reach, padding no path runs (ua__insn_holes()), whose
+ * five bytes jump to the slot.  A stop in the hole is the site's.
+ *
  * With several threads the jump is written with the kernel's
  * cross-modifying-code protocol (text_poke_bp(), arch/x86/kernel/
  * alternative.c): an int3 over the instruction's first byte, the other
