@@ -199,6 +199,7 @@ Test(insn, sweep_verdicts)
 
 Test(insn, holes_are_padding_after_a_transfer)
 {
+	/* clang-format off */
 	static const uint8_t code[] = {
 		0xc3,					  /* 0x1000 ret */
 		0x66, 0x2e, 0x0f, 0x1f, 0x84, 0, 0, 0, 0, 0, /* nopw: 10 */
@@ -207,23 +208,25 @@ Test(insn, holes_are_padding_after_a_transfer)
 		0xeb, 0x00,				  /* 0x1013 jmp */
 		0x90, 0x90, 0x90, 0x90,			  /* 4: too short */
 		0xe9, 0, 0, 0, 0,			  /* 0x1019 jmp */
-		0x41, 0x90, 0x90, 0x90, 0x90, 0x90,	  /* xchg: not a nop */
-		0xc3, 0xcc, 0xcc, 0xcc, 0x0f, 0x1f, 0x00, /* 0x1024: 6 */
-		0xc3, 0x90, 0x90, 0x90, 0x90, 0x90,	  /* 0x102b: to the end */
+		0x41, 0x90, 0x90, 0x90, 0x90, 0x90, 0x90, /* xchg: not a jump */
+		0x0f, 0x0b, 0x90, 0x90, 0x90, 0x90, 0x90, /* ud2: may go on */
+		0xc3, 0xcc, 0xcc, 0xcc, 0x0f, 0x1f, 0x00, /* 0x102c: 6 */
+		0xc3, 0x90, 0x90, 0x90, 0x90, 0x90,	  /* 0x1033: to the end */
 	};
+	/* clang-format on */
 	struct ua__insn_hole h[4];
 
 	cr_assert_eq(ua__insn_holes(code, sizeof(code), 0x1000, 4096, h, 4), 3);
 	cr_assert_eq(h[0].addr, 0x1001);
 	cr_assert_eq(h[0].len, 10);
-	cr_assert_eq(h[1].addr, 0x1025);
+	cr_assert_eq(h[1].addr, 0x102d);
 	cr_assert_eq(h[1].len, 6);
-	cr_assert_eq(h[2].addr, 0x102c);
+	cr_assert_eq(h[2].addr, 0x1034);
 	cr_assert_eq(h[2].len, 5);
 	cr_assert_eq(h[0].used + h[1].used + h[2].used, 0);
 	/* Never across a page: moved by 8, two of them cross one. */
 	cr_assert_eq(ua__insn_holes(code, sizeof(code), 0xff8, 16, h, 4), 1);
-	cr_assert_eq(h[0].addr, 0x1024);
+	cr_assert_eq(h[0].addr, 0x1025);
 }
 
 Test(insn, sweep_resyncs_at_a_function_start)

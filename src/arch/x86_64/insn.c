@@ -520,7 +520,12 @@ size_t ua__insn_holes(const uint8_t *code, size_t size, uint64_t vaddr,
 				n = hole_put(out, max, n, run, vaddr + i,
 					     pagesz);
 			in_run = false;
-			flow_ended = ends_flow(code + i, &in);
+			/*
+			 * A branch that does not fall through: not ud2 (a
+			 * handler may step over it), not the xchg forms of
+			 * 90 that END also marks.
+			 */
+			flow_ended = in.branch && ends_flow(code + i, &in);
 		}
 		i += (size_t)in.len;
 	}
