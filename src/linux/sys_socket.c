@@ -597,6 +597,14 @@ static long sock_check(struct ua_task *t, int fd)
 				 0);
 }
 
+/* A struct mmsghdr's msg_len, at e in the guest. */
+static bool msg_len_out(uint64_t e, long len)
+{
+	return ua_put_user((unsigned int)len,
+			   (unsigned int *)(e + offsetof(struct mmsghdr,
+							 msg_len)));
+}
+
 /*
  * __sys_sendmmsg(): up to UIO_MAXIOV messages, MSG_BATCH on all but the
  * last, each one's count into its msg_len; stops at the first error or
@@ -620,14 +628,10 @@ static long sys_sendmmsg(struct ua_task *t, struct ua_pt_regs *r)
 		int f = n == vlen - 1 ? flags : flags | MSG_BATCH;
 
 		ret = do_sendmsg(t, (int)ARG1(r), e, f, &left);
+		if (ret >= 0 && msg_len_out(e, ret))
+			ret = -EFAULT;
 		if (ret < 0)
 			break;
-		if (ua_put_user((unsigned int)ret,
-				(unsigned int *)(e + offsetof(struct mmsghdr,
-							      msg_len)))) {
-			ret = -EFAULT;
-			break;
-		}
 		n++;
 		if (left)
 			break;
@@ -694,14 +698,10 @@ static long sys_recvmmsg(struct ua_task *t, struct ua_pt_regs *r)
 
 		ret = do_recvmsg(t, (int)ARG1(r), e, flags & ~MSG_WAITFORONE,
 				 &oob);
+		if (ret >= 0 && msg_len_out(e, ret))
+			ret = -EFAULT;
 		if (ret < 0)
 			break;
-		if (ua_put_user((unsigned int)ret,
-				(unsigned int *)(e + offsetof(struct mmsghdr,
-							      msg_len)))) {
-			ret = -EFAULT;
-			break;
-		}
 		n++;
 		ret = 0;
 		if (flags & MSG_WAITFORONE)

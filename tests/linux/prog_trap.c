@@ -79,7 +79,7 @@ asm(".text\n"
     "step_end:\n\t"
     "ret\n"
     ".size step_block, . - step_block\n");
-void step_block(void);
+void step_block(long nr); /* nr unused */
 
 /*
  * The same with `mov %edi, %eax` (89 f8) before the syscall, and an
@@ -137,7 +137,9 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
 		steps[0] = 0xbad;
 }
 
-static void step(void)
+/* Run a stepped block three times: where each step stopped, from a. */
+static void stepped(const char *name, void (*block)(long), const char *a,
+		    const char *b, const char *c, const char *end)
 {
 	struct sigaction sa;
 
@@ -145,40 +147,27 @@ static void step(void)
 	sa.sa_sigaction = on_trap;
 	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGTRAP, &sa, NULL);
-	step_base = step_a;
+	step_base = a;
 	for (int i = 0; i < 3; i++) {
 		nsteps = 0;
-		step_block();
-		printf("step %d: %d traps at", i, nsteps);
+		block(SYS_getpid);
+		printf("%s %d: %d traps at", name, i, nsteps);
 		for (int k = 0; k < nsteps && k < MAX_STEPS; k++)
 			printf(" %+lld", (long long)steps[k]);
-		printf(" (b %+lld, c %+lld, end %+lld)\n",
-		       (long long)(step_b - step_a),
-		       (long long)(step_c - step_a),
-		       (long long)(step_end - step_a));
+		printf(" (b %+lld, c %+lld, end %+lld)\n", (long long)(b - a),
+		       (long long)(c - a), (long long)(end - a));
 	}
+}
+
+static void step(void)
+{
+	stepped("step", step_block, step_a, step_b, step_c, step_end);
 }
 
 static void short_step(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_trap;
-	sa.sa_flags = SA_SIGINFO;
-	sigaction(SIGTRAP, &sa, NULL);
-	step_base = step2_a;
-	for (int i = 0; i < 3; i++) {
-		nsteps = 0;
-		step2_block(SYS_getpid);
-		printf("shortstep %d: %d traps at", i, nsteps);
-		for (int k = 0; k < nsteps && k < MAX_STEPS; k++)
-			printf(" %+lld", (long long)steps[k]);
-		printf(" (b %+lld, c %+lld, end %+lld)\n",
-		       (long long)(step2_b - step2_a),
-		       (long long)(step2_c - step2_a),
-		       (long long)(step2_end - step2_a));
-	}
+	stepped("shortstep", step2_block, step2_a, step2_b, step2_c,
+		step2_end);
 }
 
 static void short_site(void)
