@@ -565,25 +565,29 @@ static void host_term(void)
 }
 
 /*
- * 64 syscall sites of their own, each `mov $39, %eax; syscall`
- * (getpid): under uarun's default trap each is patched at its first
- * trap, by whichever thread gets there, while the other threads may be
- * running it (the cross-modifying-code protocol, trap_patch.c).  A
- * torn patch would crash or give a wrong answer.
+ * 64 syscall sites of their own, getpid each: half `mov $39, %eax;
+ * syscall`, half `mov %edi, %eax; syscall` (a short site, which hops
+ * through padding: trap_patch.c).  Under uarun's default trap each is
+ * patched at its first trap, by whichever thread gets there, while the
+ * other threads may be running it (the cross-modifying-code protocol).
+ * A torn patch would crash or give a wrong answer.
  */
-#define SITE(i)                                                       \
+#define SITE(i, insn)                                                 \
 	static __attribute__((noinline)) long site_##i(void)          \
 	{                                                             \
 		long r;                                               \
-		__asm__ volatile("mov $39, %%eax\n\tsyscall"          \
+		__asm__ volatile(insn "\n\tsyscall"                    \
 				 : "=a"(r)                            \
-				 :                                    \
+				 : "D"(39L)                           \
 				 : "rcx", "r11", "memory");           \
 		return r;                                             \
 	}
+#define LONG "mov $39, %%eax"
+#define SHORT "mov %%edi, %%eax"
 #define SITE8(i)                                                      \
-	SITE(i##0) SITE(i##1) SITE(i##2) SITE(i##3) SITE(i##4) SITE(i##5) \
-	SITE(i##6) SITE(i##7)
+	SITE(i##0, LONG) SITE(i##1, SHORT) SITE(i##2, LONG)           \
+	SITE(i##3, SHORT) SITE(i##4, LONG) SITE(i##5, SHORT)          \
+	SITE(i##6, LONG) SITE(i##7, SHORT)
 SITE8(0) SITE8(1) SITE8(2) SITE8(3) SITE8(4) SITE8(5) SITE8(6) SITE8(7)
 #define PTR8(i)                                                       \
 	site_##i##0, site_##i##1, site_##i##2, site_##i##3, site_##i##4, \

@@ -166,8 +166,7 @@ static void step(void)
 
 static void short_step(void)
 {
-	stepped("shortstep", step2_block, step2_a, step2_b, step2_c,
-		step2_end);
+	stepped("shortstep", step2_block, step2_a, step2_b, step2_c, step2_end);
 }
 
 static void short_site(void)
