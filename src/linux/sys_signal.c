@@ -110,11 +110,6 @@ static long host_kill(long nr, long a1, long a2, long a3)
 	return ret < 0 ? -errno : ret;
 }
 
-/*
- * kill(0, sig) stays the program's own, as before: the engine has no
- * process group.  Groups (pid < -1) and -1 are the host's, which sends
- * the monitor its own share as a host signal.
- */
 /* A thread id of this process's, when it has several threads. */
 static bool own_thread(struct ua_task *t, pid_t tid)
 {
@@ -122,11 +117,22 @@ static bool own_thread(struct ua_task *t, pid_t tid)
 	       ua__lx_signal_thread(t, tid, 0, NULL) == 0;
 }
 
+/*
+ * Groups (pid < -1), -1 and kill(0) are the host's calls: every guest
+ * process is a host process, and the host sends the monitor its own
+ * share as a host signal, forwarded (hostsig.c) and taken at the exit
+ * work before the call returns, as the kernel's would be.  A signal the
+ * library keeps for itself (the faults, SIGSYS: hostsig.c, kept()) would
+ * not come back as the guest's: kill(0) of one stays the caller's own.
+ */
 static long sys_kill(struct ua_task *t, struct ua_pt_regs *r)
 {
 	pid_t pid = (pid_t)ARG1(r);
+	int sig = (int)ARG2(r);
 	siginfo_t info;
 
+	if (pid == 0 && (!sig || ua__host_sig_forwarded(sig)))
+		return host_kill(SYS_kill, 0, sig, 0);
 	if ((pid == 0 || pid == ua__monitor_pid()) &&
 	    lx_threaded(lx_proc(t))) {
 		ua__lx_sender_info(&info, (int)ARG2(r), SI_USER);
@@ -248,15 +254,9 @@ static long sys_rt_sigtimedwait(struct ua_task *t, struct ua_pt_regs *r)
 	if (ARG3(r)) {
 		if (ua_copy_from_user(&ts, (void *)ARG3(r), sizeof(ts)))
 			return -EFAULT;
-		if (ts.tv_sec < 0 || (unsigned long)ts.tv_nsec >= 1000000000)
+		if (!ua__lx_ts_valid(&ts))
 			return -EINVAL;
-		clock_gettime(CLOCK_MONOTONIC, &deadline);
-		deadline.tv_sec += ts.tv_sec;
-		deadline.tv_nsec += ts.tv_nsec;
-		if (deadline.tv_nsec >= 1000000000) {
-			deadline.tv_sec++;
-			deadline.tv_nsec -= 1000000000;
-		}
+		ua__lx_deadline(&deadline, &ts);
 	}
 	/* A signal for the process may pick this thread while it waits. */
 	atomic_store(&s->waiting, set);

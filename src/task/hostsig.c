@@ -86,6 +86,12 @@ static bool kept(int sig)
 	return (sig >= 32 && sig < SIGRTMIN) || sig == ua_interrupt_signal();
 }
 
+bool ua__host_sig_forwarded(int sig)
+{
+	return sig >= 1 && sig <= HS_NSIG && atomic_load(&ua__hs_target) &&
+	       (forwarded & HS_BIT(sig));
+}
+
 /*
  * A second arrival of sig racing a reader or another writer of its slot
  * keeps the siginfo already there: a standard signal coalesces anyway.

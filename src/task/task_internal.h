@@ -552,6 +552,8 @@ extern UA_HIDDEN _Atomic int ua__hs_busy;
 extern UA_HIDDEN struct ua_task *_Atomic ua__hs_target;
 UA_HIDDEN void ua__host_signal(int sig, siginfo_t *info, ucontext_t *uc);
 UA_HIDDEN void ua__host_sig_drain(void);
+/* sig sent to the monitor process comes back to the guest as itself. */
+UA_HIDDEN bool ua__host_sig_forwarded(int sig);
 UA_HIDDEN void ua__host_sig_forget(struct ua_task *t);
 UA_HIDDEN void ua__host_stop(struct ua_task *t, int sig);
 /* The guest's SIGCHLD action changed: t->host_chld's bits, to the host. */

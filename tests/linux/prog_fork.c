@@ -2,8 +2,8 @@
 /*
  * Processes: fork, vfork, wait4/waitpid/waitid and SIGCHLD, the reaping
  * rules of an ignored SIGCHLD, SA_NOCLDWAIT and SA_NOCLDSTOP, the
- * parent-death signal, and a terminal's foreground group, as a program
- * sees them.  Everything printed is the same natively and under uarun
+ * parent-death signal, a terminal's foreground group and signals to a
+ * process group, as a program sees them.  Everything printed is the same natively and under uarun
  * (pids are printed only as relations).
  */
 #define _GNU_SOURCE
@@ -16,6 +16,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <time.h>
@@ -519,6 +520,94 @@ static void test_vfork(void)
 	printf("vfork: reaped %d, status %d\n", pid, WEXITSTATUS(st));
 }
 
+static volatile sig_atomic_t grp_got, grp_from_leader;
+static volatile pid_t grp_leader;
+
+static void on_grp(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)uc;
+	grp_got++;
+	grp_from_leader += si->si_code == SI_USER && si->si_pid == grp_leader;
+}
+
+/*
+ * One signal to the leader's group by each way of naming it, and a
+ * member that waits for it in sigsuspend: both must take it, the sender
+ * before its call returns (a signal to oneself is delivered on the way
+ * back to user mode), the member with the sender's pid.
+ */
+static void group_round(const char *how, int sig)
+{
+	sigset_t block, none;
+	int ready[2], st;
+	pid_t m;
+	long ret;
+	char c;
+
+	sigemptyset(&block);
+	sigaddset(&block, sig);
+	sigprocmask(SIG_BLOCK, &block, NULL);
+	if (pipe(ready))
+		return;
+	grp_got = grp_from_leader = 0;
+	m = fork();
+	if (m == 0) {
+		sigemptyset(&none);
+		write(ready[1], "r", 1);
+		while (!grp_got)
+			sigsuspend(&none);
+		_exit(10 * grp_got + grp_from_leader);
+	}
+	sigprocmask(SIG_UNBLOCK, &block, NULL);
+	read(ready[0], &c, 1);
+	if (!strcmp(how, "kill(0)"))
+		ret = kill(0, sig);
+	else if (!strcmp(how, "killpg"))
+		ret = killpg(getpgrp(), sig);
+	else
+		ret = syscall(SYS_kill, -getpgrp(), sig);
+	printf("  %s %d: %ld, sender took it before the return %d from "
+	       "itself %d\n", how, sig, ret, grp_got, grp_from_leader);
+	waitpid(m, &st, 0);
+	printf("  member: exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	close(ready[0]);
+	close(ready[1]);
+}
+
+/*
+ * kill(0), killpg() and kill(-pgrp) reach every process of the group,
+ * the sender too.  In a group of its own, so that nothing else the test
+ * runs beside gets the signals.
+ */
+static void test_groups(void)
+{
+	struct sigaction sa;
+	pid_t l;
+	int st;
+
+	printf("process group signals:\n");
+	l = fork();
+	if (l == 0) {
+		setpgid(0, 0);
+		grp_leader = getpid();
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_grp;
+		sa.sa_flags = SA_SIGINFO;
+		sigaction(SIGUSR1, &sa, NULL);
+		sigaction(SIGUSR2, &sa, NULL);
+		sigaction(SIGRTMIN + 1, &sa, NULL);
+		printf("  kill(0, 0): %d\n", kill(0, 0));
+		group_round("kill(0)", SIGUSR1);
+		group_round("killpg", SIGUSR2);
+		group_round("kill(-pgrp)", SIGRTMIN + 1);
+		group_round("kill(0)", SIGRTMIN + 1);
+		_exit(0);
+	}
+	waitpid(l, &st, 0);
+	printf("  leader: exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
@@ -543,6 +632,7 @@ int main(int argc, char **argv)
 	test_pdeath();
 	test_tty();
 	test_vfork();
+	test_groups();
 	printf("SIGCHLD seen: %d, last CLD_EXITED %d, status %d\n", chld > 0,
 	       chld_code == CLD_EXITED, chld_status);
 	return 0;
