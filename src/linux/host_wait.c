@@ -14,14 +14,10 @@
 
 static long ms_left(const struct timespec *end)
 {
-	struct timespec now;
-	long long ns;
+	struct timespec d = ua__lx_ts_left(end);
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ns = (long long)(end->tv_sec - now.tv_sec) * 1000000000 +
-	     (end->tv_nsec - now.tv_nsec);
 	/* Rounded up, as the kernel's slack never ends a wait early. */
-	return ns <= 0 ? 0 : (long)((ns + 999999) / 1000000);
+	return d.tv_sec * 1000 + (d.tv_nsec + 999999) / 1000000;
 }
 
 long ua__lx_host_wait(struct ua_task *t, long nr, long a[6], int tmo)
@@ -30,13 +26,10 @@ long ua__lx_host_wait(struct ua_task *t, long nr, long a[6], int tmo)
 	long ret;
 
 	if (a[tmo] > 0) {
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += a[tmo] / 1000;
-		end.tv_nsec += (a[tmo] % 1000) * 1000000;
-		if (end.tv_nsec >= 1000000000) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000;
-		}
+		struct timespec rel = { a[tmo] / 1000,
+					(a[tmo] % 1000) * 1000000 };
+
+		ua__lx_deadline(&end, &rel);
 	}
 	for (;;) {
 		ret = ua__host_call(nr, a[0], a[1], a[2], a[3], a[4], a[5]);

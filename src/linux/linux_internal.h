@@ -333,6 +333,15 @@ UA_HIDDEN long ua__lx_setitimer(struct ua_task *t, const struct itimerval *nv,
 				struct itimerval *ov);
 /* A forked child: the parent's timer thread is not there (sys_time.c). */
 UA_HIDDEN void ua__lx_timer_reset(struct lx_proc *p);
+/* timespec arithmetic; a difference below zero is zero (sys_time.c). */
+UA_HIDDEN void ua__lx_ts_add(struct timespec *a, const struct timespec *b);
+UA_HIDDEN struct timespec ua__lx_ts_sub(struct timespec a,
+					const struct timespec *b);
+UA_HIDDEN bool ua__lx_ts_valid(const struct timespec *t);
+/* *end = CLOCK_MONOTONIC now + *rel; and what is left until *end. */
+UA_HIDDEN void ua__lx_deadline(struct timespec *end,
+			       const struct timespec *rel);
+UA_HIDDEN struct timespec ua__lx_ts_left(const struct timespec *end);
 /*
  * Sleep until a signal is deliverable (or one in also is pending), or
  * until deadline (CLOCK_MONOTONIC; NULL: none).  0 woken, -ETIMEDOUT.

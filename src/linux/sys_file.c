@@ -686,7 +686,7 @@ static long sys_ppoll(struct ua_task *t, struct ua_pt_regs *r)
 	if (ARG3(r)) {
 		if (ua_copy_from_user(&ts, (void *)ARG3(r), sizeof(ts)))
 			return -EFAULT;
-		if (ts.tv_sec < 0 || (unsigned long)ts.tv_nsec >= 1000000000)
+		if (!ua__lx_ts_valid(&ts))
 			return -EINVAL;
 	}
 	now = ua__lx_mask_begin(t, ARG4(r), ARG5(r));
@@ -782,7 +782,7 @@ static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
 	if (ARG5(r)) {
 		if (ua_copy_from_user(&ts, (void *)ARG5(r), sizeof(ts)))
 			return -EFAULT;
-		if (ts.tv_sec < 0 || (unsigned long)ts.tv_nsec >= 1000000000)
+		if (!ua__lx_ts_valid(&ts))
 			return -EINVAL;
 		ms = ts_to_ms(&ts);
 	}

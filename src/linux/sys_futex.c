@@ -60,7 +60,7 @@ static long futex_deadline(int cmd, int op, const struct timespec *ts,
 	struct timespec now;
 	long sec = ts->tv_sec, nsec = ts->tv_nsec;
 
-	if (ts->tv_sec < 0 || (unsigned long)ts->tv_nsec >= NSEC)
+	if (!ua__lx_ts_valid(ts))
 		return -EINVAL;
 	/* FUTEX_WAIT's time is relative; WAIT_BITSET's absolute. */
 	if (cmd != FUTEX_WAIT) {

@@ -639,27 +639,6 @@ static long sys_sendmmsg(struct ua_task *t, struct ua_pt_regs *r)
 	return n ? n : ret < 0 ? ret : 0;
 }
 
-static bool ts_valid(const struct timespec *ts)
-{
-	return ts->tv_sec >= 0 && (unsigned long)ts->tv_nsec < 1000000000;
-}
-
-static struct timespec ts_left(const struct timespec *end)
-{
-	struct timespec now, d;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	d.tv_sec = end->tv_sec - now.tv_sec;
-	d.tv_nsec = end->tv_nsec - now.tv_nsec;
-	if (d.tv_nsec < 0) {
-		d.tv_sec--;
-		d.tv_nsec += 1000000000;
-	}
-	if (d.tv_sec < 0)
-		d = (struct timespec){ 0, 0 };
-	return d;
-}
-
 /*
  * do_recvmmsg(): messages until vlen, an error, MSG_OOB or the timeout,
  * which (as in the kernel) is looked at only between messages: each
@@ -678,15 +657,9 @@ static long sys_recvmmsg(struct ua_task *t, struct ua_pt_regs *r)
 	if (uts) {
 		if (ua_copy_from_user(&ts, (const void *)uts, sizeof(ts)))
 			return -EFAULT;
-		if (!ts_valid(&ts))
+		if (!ua__lx_ts_valid(&ts))
 			return -EINVAL;
-		clock_gettime(CLOCK_MONOTONIC, &end);
-		end.tv_sec += ts.tv_sec;
-		end.tv_nsec += ts.tv_nsec;
-		if (end.tv_nsec >= 1000000000) {
-			end.tv_sec++;
-			end.tv_nsec -= 1000000000;
-		}
+		ua__lx_deadline(&end, &ts);
 	}
 	ret = sock_check(t, (int)ARG1(r));
 	if (ret)
@@ -707,7 +680,7 @@ static long sys_recvmmsg(struct ua_task *t, struct ua_pt_regs *r)
 		if (flags & MSG_WAITFORONE)
 			flags |= MSG_DONTWAIT;
 		if (uts) {
-			ts = ts_left(&end);
+			ts = ua__lx_ts_left(&end);
 			if (!ts.tv_sec && !ts.tv_nsec)
 				break;
 		}

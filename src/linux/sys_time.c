@@ -19,7 +19,7 @@
 
 #define NSEC 1000000000L
 
-static void ts_add(struct timespec *a, const struct timespec *b)
+void ua__lx_ts_add(struct timespec *a, const struct timespec *b)
 {
 	a->tv_sec += b->tv_sec;
 	a->tv_nsec += b->tv_nsec;
@@ -29,7 +29,7 @@ static void ts_add(struct timespec *a, const struct timespec *b)
 	}
 }
 
-static struct timespec ts_sub(struct timespec a, const struct timespec *b)
+struct timespec ua__lx_ts_sub(struct timespec a, const struct timespec *b)
 {
 	a.tv_sec -= b->tv_sec;
 	a.tv_nsec -= b->tv_nsec;
@@ -42,13 +42,27 @@ static struct timespec ts_sub(struct timespec a, const struct timespec *b)
 	return a;
 }
 
+void ua__lx_deadline(struct timespec *end, const struct timespec *rel)
+{
+	clock_gettime(CLOCK_MONOTONIC, end);
+	ua__lx_ts_add(end, rel);
+}
+
+struct timespec ua__lx_ts_left(const struct timespec *end)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return ua__lx_ts_sub(*end, &now);
+}
+
 static bool ts_before(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec < b->tv_sec ||
 	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-static bool ts_valid(const struct timespec *t)
+bool ua__lx_ts_valid(const struct timespec *t)
 {
 	return t->tv_sec >= 0 && (unsigned long)t->tv_nsec < NSEC;
 }
@@ -74,9 +88,9 @@ static int wait_for(struct ua_task *t, const struct timespec *deadline,
 			break;
 		}
 		/* The condition variable runs on CLOCK_REALTIME. */
-		left = ts_sub(*deadline, &now);
+		left = ua__lx_ts_sub(*deadline, &now);
 		clock_gettime(CLOCK_REALTIME, &abs);
-		ts_add(&abs, &left);
+		ua__lx_ts_add(&abs, &left);
 		pthread_cond_timedwait(&s->cond, &s->lock, &abs);
 	}
 	pthread_mutex_unlock(&s->lock);
@@ -239,7 +253,7 @@ static long do_sleep(struct ua_task *t, clockid_t clk, bool abstime,
 
 	if (ua_copy_from_user(&req, ureq, sizeof(req)))
 		return -EFAULT;
-	if (!ts_valid(&req))
+	if (!ua__lx_ts_valid(&req))
 		return -EINVAL;
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC &&
 	    clk != CLOCK_BOOTTIME && clk != CLOCK_TAI)
@@ -248,14 +262,14 @@ static long do_sleep(struct ua_task *t, clockid_t clk, bool abstime,
 	deadline = mono;
 	if (abstime) {
 		clock_gettime(clk, &now);
-		req = ts_sub(req, &now);
+		req = ua__lx_ts_sub(req, &now);
 	}
-	ts_add(&deadline, &req);
+	ua__lx_ts_add(&deadline, &req);
 	ret = ua__lx_wait(t, &deadline, 0);
 	if (!ret) {
 		if (urem && !abstime) {
 			clock_gettime(CLOCK_MONOTONIC, &now);
-			struct timespec left = ts_sub(deadline, &now);
+			struct timespec left = ua__lx_ts_sub(deadline, &now);
 
 			if (ua_copy_to_user(urem, &left, sizeof(left)))
 				return -EFAULT;
@@ -306,7 +320,7 @@ static void *timer_main(void *arg)
 			continue;
 		}
 		if (tm->interval.tv_sec || tm->interval.tv_nsec)
-			ts_add(&tm->expires, &tm->interval);
+			ua__lx_ts_add(&tm->expires, &tm->interval);
 		else
 			tm->expires = (struct timespec){ 0, 0 };
 		pthread_mutex_unlock(&tm->lock);
@@ -379,7 +393,7 @@ static void timer_get(struct lx_timer *tm, struct itimerval *cur)
 
 	if (tm->started && (tm->expires.tv_sec || tm->expires.tv_nsec)) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = ts_sub(tm->expires, &now);
+		left = ua__lx_ts_sub(tm->expires, &now);
 		if (!left.tv_sec && !left.tv_nsec)
 			left.tv_nsec = 1000;
 	}
@@ -409,7 +423,7 @@ long ua__lx_setitimer(struct ua_task *t, const struct itimerval *nv,
 	if (nv->it_value.tv_sec || nv->it_value.tv_usec) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		tm->expires = now;
-		ts_add(&tm->expires,
+		ua__lx_ts_add(&tm->expires,
 		       &(struct timespec){ nv->it_value.tv_sec,
 					   nv->it_value.tv_usec * 1000 });
 		tm->interval = (struct timespec){

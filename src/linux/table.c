@@ -315,26 +315,27 @@ static bool unlocked_call(int nr)
  */
 static long host_eintr(struct ua_task *t, int nr)
 {
+	/*
+	 * The poll family waits in ua__lx_host_wait(), which returns EINTR
+	 * only once it has found a deliverable signal: no second look.
+	 */
 	switch (nr) {
 	case SYS_restart_syscall:
 	case SYS_rt_sigtimedwait:
 	case SYS_nanosleep:
 	case SYS_clock_nanosleep:
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+	case SYS_epoll_pwait2:
 		return -EINTR;
-	}
-	if (!ua__sig_interrupted(t))
-		return -ERESTARTNOINTR;
-	switch (nr) {
 	case SYS_poll:
 	case SYS_ppoll:
 	case SYS_select:
 	case SYS_pselect6:
 		return -ERESTARTNOHAND;
-	case SYS_epoll_wait:
-	case SYS_epoll_pwait:
-	case SYS_epoll_pwait2:
-		return -EINTR;
 	}
+	if (!ua__sig_interrupted(t))
+		return -ERESTARTNOINTR;
 	return -ERESTARTSYS;
 }
 
