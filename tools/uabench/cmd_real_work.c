@@ -737,13 +737,22 @@ static void setup_workload(struct work_state *ws)
 	}
 }
 
-/* What uarun protects with when not told: as the library picks. */
+/*
+ * What uarun protects with when not told (tools/uarun/uarun.c,
+ * default_protect()): UA_PROTECT as the library reads it, else pkey,
+ * else none.
+ */
 static const char *default_backend(void)
 {
 	struct ua_space_opts so = { .protect = UA_PROTECT_AUTO };
-	struct ua_space *sp = ua_space_create(4096, &so);
+	const char *v = getenv("UA_PROTECT");
+	struct ua_space *sp;
 	enum ua_protect p;
 
+	if (!v || !*v || !strcmp(v, "auto"))
+		return ua_protect_available(UA_PROTECT_PKEY, NULL) ? "pkey" :
+								     "none";
+	sp = ua_space_create(4096, &so);
 	if (!sp)
 		return NULL;
 	p = ua_space_protect(sp);

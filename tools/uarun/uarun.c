@@ -80,7 +80,7 @@ static void usage(FILE *f)
 		"library's accessors.  Exits as the program\ndid.\n"
 		"\n"
 		"  --protect=P  protection backend (default: UA_PROTECT, else "
-		"pkey, else mprotect)\n"
+		"pkey, else none)\n"
 		"  --frames=F   signal frame mode (default: UA_FRAME_MODE, "
 		"else block)\n"
 		"  --trap=T     syscall trap mechanism (default: UA_TRAP, else "
@@ -207,6 +207,23 @@ static struct ua_space *make_space(size_t size, bool asked,
 	}
 }
 
+/*
+ * Protection keys where the host has them, else none: the mprotect
+ * backend makes each window two host mprotect() calls, which leaves a
+ * program that reads files 20-50x slower than natively (doc/uarun.md,
+ * "Protection"), so it is a tool for finding monitor bugs, asked for by
+ * name.  UA_PROTECT in the environment decides first, as in the library.
+ */
+static enum ua_protect default_protect(void)
+{
+	const char *v = getenv("UA_PROTECT");
+
+	if (v && *v && strcmp(v, "auto"))
+		return UA_PROTECT_AUTO;
+	return ua_protect_available(UA_PROTECT_PKEY, NULL) ? UA_PROTECT_PKEY :
+							     UA_PROTECT_NONE;
+}
+
 /* Die the way the guest died: its signal, no core file. */
 static pid_t first_pid;
 
@@ -238,10 +255,13 @@ static void exit_like(int status)
 	exit(128 + sig);
 }
 
-static void print_stats(struct ua_task *t, const struct ua_stats *st)
+static void print_stats(struct ua_task *t, struct ua_space *sp,
+			const struct ua_stats *st)
 {
 	fflush(stdout);
 	ua_linux_print_stats(t, 2);
+	fprintf(stderr, "%-24s %12s\n", "protection backend",
+		ua_protect_name(ua_space_protect(sp)));
 	fprintf(stderr, "%-24s %12llu\n%-24s %12llu\n%-24s %12llu\n",
 		"protection switches", (unsigned long long)st->switches,
 		"windows", (unsigned long long)st->windows, "fixups",
@@ -337,6 +357,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	if (so.protect == UA_PROTECT_AUTO)
+		so.protect = default_protect();
 	if (optind >= argc && !image) {
 		fprintf(stderr, "uarun: no program given\n");
 		usage(stderr);
@@ -397,7 +419,7 @@ int main(int argc, char **argv)
 		return 126;
 	}
 	if (stats)
-		print_stats(t, &st);
+		print_stats(t, sp, &st);
 	ua_task_destroy(t);
 	ua_space_destroy(sp);
 	exit_like(status);
