@@ -18,8 +18,6 @@
 
 #include "linux_internal.h"
 
-#define NSEC 1000000000L
-
 /* futex_cmd_has_timeout(): the commands whose fourth argument is a time. */
 static bool cmd_has_timeout(int cmd)
 {
@@ -57,32 +55,21 @@ static long futex_key(uint64_t uaddr, bool shared)
 static long futex_deadline(int cmd, int op, const struct timespec *ts,
 			   struct timespec *deadline)
 {
-	struct timespec now;
-	long sec = ts->tv_sec, nsec = ts->tv_nsec;
+	struct timespec rel = *ts, now;
 
 	if (!ua__lx_ts_valid(ts))
 		return -EINVAL;
-	/* FUTEX_WAIT's time is relative; WAIT_BITSET's absolute. */
+	/*
+	 * FUTEX_WAIT's time is relative; WAIT_BITSET's absolute, and one
+	 * already past is a deadline of now.
+	 */
 	if (cmd != FUTEX_WAIT) {
 		clock_gettime(op & FUTEX_CLOCK_REALTIME ? CLOCK_REALTIME :
 							  CLOCK_MONOTONIC,
 			      &now);
-		sec -= now.tv_sec;
-		nsec -= now.tv_nsec;
+		rel = ua__lx_ts_sub(*ts, &now);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	sec += now.tv_sec;
-	nsec += now.tv_nsec;
-	while (nsec < 0) {
-		sec--;
-		nsec += NSEC;
-	}
-	while (nsec >= NSEC) {
-		sec++;
-		nsec -= NSEC;
-	}
-	deadline->tv_sec = sec;
-	deadline->tv_nsec = nsec;
+	ua__lx_deadline(deadline, &rel);
 	return 0;
 }
 

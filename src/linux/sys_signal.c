@@ -135,17 +135,17 @@ static long sys_kill(struct ua_task *t, struct ua_pt_regs *r)
 		return host_kill(SYS_kill, 0, sig, 0);
 	if ((pid == 0 || pid == ua__monitor_pid()) &&
 	    lx_threaded(lx_proc(t))) {
-		ua__lx_sender_info(&info, (int)ARG2(r), SI_USER);
-		return ua__lx_signal_group(t, (int)ARG2(r), &info);
+		ua__lx_sender_info(&info, sig, SI_USER);
+		return ua__lx_signal_group(t, sig, &info);
 	}
 	if (pid == 0 || pid == ua__monitor_pid())
 		return ua__lx_call_ua(t, r, UA_NR_kill);
 	/* kill() of a thread's id is a signal to its process. */
 	if (own_thread(t, pid)) {
-		ua__lx_sender_info(&info, (int)ARG2(r), SI_USER);
-		return ua__lx_signal_group(t, (int)ARG2(r), &info);
+		ua__lx_sender_info(&info, sig, SI_USER);
+		return ua__lx_signal_group(t, sig, &info);
 	}
-	return host_kill(SYS_kill, pid, (int)ARG2(r), 0);
+	return host_kill(SYS_kill, pid, sig, 0);
 }
 
 static long sys_tgkill(struct ua_task *t, struct ua_pt_regs *r)

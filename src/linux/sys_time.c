@@ -248,7 +248,7 @@ static long sys_time(struct ua_task *t, struct ua_pt_regs *r)
 static long do_sleep(struct ua_task *t, clockid_t clk, bool abstime,
 		     const void *ureq, void *urem)
 {
-	struct timespec req, now, deadline, mono;
+	struct timespec req, now, deadline;
 	int ret;
 
 	if (ua_copy_from_user(&req, ureq, sizeof(req)))
@@ -258,18 +258,15 @@ static long do_sleep(struct ua_task *t, clockid_t clk, bool abstime,
 	if (clk != CLOCK_REALTIME && clk != CLOCK_MONOTONIC &&
 	    clk != CLOCK_BOOTTIME && clk != CLOCK_TAI)
 		return -EINVAL;
-	clock_gettime(CLOCK_MONOTONIC, &mono);
-	deadline = mono;
 	if (abstime) {
 		clock_gettime(clk, &now);
 		req = ua__lx_ts_sub(req, &now);
 	}
-	ua__lx_ts_add(&deadline, &req);
+	ua__lx_deadline(&deadline, &req);
 	ret = ua__lx_wait(t, &deadline, 0);
 	if (!ret) {
 		if (urem && !abstime) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			struct timespec left = ua__lx_ts_sub(deadline, &now);
+			struct timespec left = ua__lx_ts_left(&deadline);
 
 			if (ua_copy_to_user(urem, &left, sizeof(left)))
 				return -EFAULT;
@@ -389,11 +386,10 @@ static void tv_from_ts(struct timeval *tv, const struct timespec *ts)
 
 static void timer_get(struct lx_timer *tm, struct itimerval *cur)
 {
-	struct timespec now, left = { 0, 0 };
+	struct timespec left = { 0, 0 };
 
 	if (tm->started && (tm->expires.tv_sec || tm->expires.tv_nsec)) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = ua__lx_ts_sub(tm->expires, &now);
+		left = ua__lx_ts_left(&tm->expires);
 		if (!left.tv_sec && !left.tv_nsec)
 			left.tv_nsec = 1000;
 	}
@@ -407,7 +403,6 @@ long ua__lx_setitimer(struct ua_task *t, const struct itimerval *nv,
 		      struct itimerval *ov)
 {
 	struct lx_timer *tm = &lx_proc(t)->timer;
-	struct timespec now;
 	int err;
 
 	if (nv->it_value.tv_sec < 0 || nv->it_value.tv_usec < 0 ||
@@ -421,11 +416,10 @@ long ua__lx_setitimer(struct ua_task *t, const struct itimerval *nv,
 	if (ov)
 		timer_get(tm, ov);
 	if (nv->it_value.tv_sec || nv->it_value.tv_usec) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		tm->expires = now;
-		ua__lx_ts_add(&tm->expires,
-		       &(struct timespec){ nv->it_value.tv_sec,
-					   nv->it_value.tv_usec * 1000 });
+		ua__lx_deadline(&tm->expires,
+				&(struct timespec){ nv->it_value.tv_sec,
+						    nv->it_value.tv_usec *
+							    1000 });
 		tm->interval = (struct timespec){
 			nv->it_interval.tv_sec, nv->it_interval.tv_usec * 1000
 		};

@@ -3,8 +3,8 @@
  * Processes: fork, vfork, wait4/waitpid/waitid and SIGCHLD, the reaping
  * rules of an ignored SIGCHLD, SA_NOCLDWAIT and SA_NOCLDSTOP, the
  * parent-death signal, a terminal's foreground group and signals to a
- * process group, as a program sees them.  Everything printed is the same natively and under uarun
- * (pids are printed only as relations).
+ * process group, as a program sees them.  Everything printed is the same
+ * natively and under uarun (pids are printed only as relations).
  */
 #define _GNU_SOURCE
 #include <errno.h>
