@@ -64,13 +64,23 @@ enum ua_trap {
  *	loaded program has (its code sections, trampoline pages: see
  *	ua_task_exec()); a task of ua_task_create() runs the monitor's own
  *	code and so traps every syscall through sud under patch.
+ * @patch_after: under patch, a code section's sites are patched once
+ *	they have trapped through sud this many times in all (1: at a
+ *	site's first trap), because finding them costs a pass over the
+ *	whole section.  0 reads UA_PATCH_AFTER ("auto" or a count), else
+ *	auto; UA_PATCH_AFTER_AUTO is auto whatever the environment says:
+ *	one trap for every 512 bytes of the section, about the point where
+ *	the traps have cost what the pass does.  At most 10^9.
  */
 struct ua_task_opts {
 	size_t stack_size;
 	enum ua_frame_mode frame_mode;
 	bool trap_syscalls;
 	enum ua_trap trap;
+	unsigned int patch_after;
 };
+
+#define UA_PATCH_AFTER_AUTO (~0u)
 
 #define UA_TASK_DEFAULT_STACK ((size_t)256 << 10)
 #define UA_TASK_MIN_STACK ((size_t)16 << 10)

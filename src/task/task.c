@@ -158,6 +158,7 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 						  UA_TASK_DEFAULT_STACK;
 	enum ua_frame_mode mode = opts ? opts->frame_mode : UA_FRAME_DEFAULT;
 	struct ua_task *t;
+	uint32_t after = 0;
 	uint8_t trap = 0;
 	int err = -EOPNOTSUPP;
 
@@ -173,6 +174,8 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 	err = ua__trap_check(opts, &trap);
 	if (err)
 		goto fail;
+	if (trap == UA_TRAP_PATCH && (err = ua__patch_after(opts, &after)))
+		goto fail;
 	err = -ENOMEM;
 	/* Also keeps the page rounding and the guard page from overflowing. */
 	if (stack >= sp->size)
@@ -183,6 +186,7 @@ struct ua_task *ua_task_create(struct ua_space *sp, void (*entry)(void *),
 	t->frame_mode = mode;
 	t->trap = trap;
 	t->tb.mode = trap;
+	t->patch_after = after;
 	err = map_stack(t, ua__page_up(stack));
 	if (err)
 		goto free_t;
@@ -238,6 +242,7 @@ struct ua_task *ua__task_clone(struct ua_task *parent)
 	t->hook_data = parent->hook_data;
 	t->tsc_off = parent->tsc_off;
 	t->patch = parent->patch;
+	t->patch_after = parent->patch_after;
 	t->tb.rw = parent->tb.rw;
 	t->patch_shared = true;
 	t->regs = parent->regs;

@@ -157,6 +157,8 @@ struct ua_task {
 	bool tsc_off;
 	/* The patch trap's code ranges and trampolines (trap_patch.c). */
 	struct ua__patch *patch;
+	/* ua_task_opts.patch_after as resolved (0: by section size). */
+	uint32_t patch_after;
 	/*
 	 * The guest's SIGCHLD action as the host applies it while the task
 	 * stands for the process (hostsig.c): SA_NOCLDSTOP, SA_NOCLDWAIT
@@ -240,10 +242,12 @@ enum ua__patch_why {
 	UA_PATCH_WHY_FULL,       /* no trampoline slot left */
 	UA_PATCH_WHY_FAILED,     /* memory or a write failed */
 	UA_PATCH_WHY_NO_HOLE,    /* short, and no hole a jmp rel8 reaches */
+	UA_PATCH_WHY_WAIT,       /* its section's traps do not pay a sweep yet */
 	UA_PATCH_WHY_INSN = 16,
 };
 UA_HIDDEN const char *ua__patch_why_str(unsigned int why);
 UA_HIDDEN void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r);
+UA_HIDDEN int ua__patch_after(const struct ua_task_opts *opts, uint32_t *after);
 /* A fault or trap stopped guest code in a trampoline: see trap_patch.c. */
 UA_HIDDEN void ua__patch_fault(struct ua_task *t, siginfo_t *info);
 UA_HIDDEN void ua__patch_irq(struct ua_task *t);

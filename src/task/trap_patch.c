@@ -74,6 +74,15 @@
 /* A code section larger than this is not swept (nor patched). */
 #define MAX_SWEEP ((uint64_t)256 << 20)
 #define INSN_MAX 15u
+/*
+ * The sweep of a section costs about what this many bytes of it cost in
+ * sud traps: ~5 ns a byte (one pass of the decoder and the copy, on a
+ * 2-vCPU EPYC VM), against ~2.5 us for a trap through sud (a host signal
+ * and its sigreturn).  tools/uabench measures both.
+ */
+#define SWEEP_BYTES_PER_TRAP 512u
+/* ua_task_opts.patch_after's ceiling: beyond it, sud alone does. */
+#define MAX_PATCH_AFTER 1000000000u
 
 /* One code section of the program, and the syscall sites a sweep found. */
 struct patch_code {
@@ -82,6 +91,7 @@ struct patch_code {
 	size_t n;
 	struct ua__insn_hole *holes; /* by address */
 	size_t nholes;
+	uint64_t traps; /* through sud before its sweep (ski rental) */
 	bool swept, failed;
 };
 
@@ -236,11 +246,25 @@ static size_t syscall_bytes(const uint8_t *buf, size_t len)
 	return n;
 }
 
-/* Sweep a section, from a copy of its bytes as the guest has them now. */
+/* An array of n, its room cut to what it holds (kept if that fails). */
+static void *shrink(void *a, size_t n, size_t size)
+{
+	void *r = realloc(a, (n ? n : 1) * size);
+
+	return r ? r : a;
+}
+
+/*
+ * Sweep a section, from a copy of its bytes as the guest has them now:
+ * one pass of the decoder finds the sites and the holes.  Sites are
+ * bounded by the `syscall` byte pairs, holes by len / 5 (each is 5 bytes
+ * at least); the arrays shrink to what was found.
+ */
 static int sweep(struct patch_code *c)
 {
-	size_t max, n;
+	struct ua__insn_scan s = { .pagesz = ua__pagesz };
 	uint8_t *buf;
+	int err = -ENOMEM;
 
 	if (c->len > MAX_SWEEP)
 		return -EFBIG;
@@ -251,32 +275,26 @@ static int sweep(struct patch_code *c)
 		free(buf);
 		return -EFAULT;
 	}
-	max = syscall_bytes(buf, c->len) + 1;
-	for (;;) {
-		c->sites = calloc(max, sizeof(*c->sites));
-		if (!c->sites) {
-			free(buf);
-			return -ENOMEM;
-		}
-		n = ua__insn_sweep(buf, c->len, c->start, c->sites, max, NULL);
-		if (n <= max)
-			break;
-		free(c->sites);
-		max = n;
-	}
-	c->n = n;
-	n = ua__insn_holes(buf, c->len, c->start, ua__pagesz, NULL, 0);
-	c->holes = calloc(n ? n : 1, sizeof(*c->holes));
-	if (!c->holes) {
-		free(buf);
-		code_drop(c);
-		return -ENOMEM;
-	}
-	c->nholes =
-		ua__insn_holes(buf, c->len, c->start, ua__pagesz, c->holes, n);
-	free(buf);
+	s.max_sites = syscall_bytes(buf, c->len) + 1;
+	s.max_holes = c->len / 5 + 1;
+	s.sites = calloc(s.max_sites, sizeof(*s.sites));
+	s.holes = calloc(s.max_holes, sizeof(*s.holes));
+	if (!s.sites || !s.holes)
+		goto out;
+	ua__insn_scan(buf, c->len, c->start, &s);
+	c->sites = shrink(s.sites, s.nsites, sizeof(*s.sites));
+	c->n = s.nsites;
+	c->holes = shrink(s.holes, s.nholes, sizeof(*s.holes));
+	c->nholes = s.nholes;
+	s.sites = NULL;
+	s.holes = NULL;
 	c->swept = true;
-	return 0;
+	err = 0;
+out:
+	free(s.sites);
+	free(s.holes);
+	free(buf);
+	return err;
 }
 
 static const struct ua__insn_site *site_in(const struct patch_code *c,
@@ -618,10 +636,59 @@ static unsigned int try_patch(struct ua_task *t, uint64_t sys, uint8_t *lenp,
 	return UA_PATCH_OK;
 }
 
+int ua__patch_after(const struct ua_task_opts *opts, uint32_t *after)
+{
+	const char *v = getenv("UA_PATCH_AFTER");
+	unsigned long n;
+	char *end;
+
+	*after = opts ? opts->patch_after : 0;
+	if (*after == UA_PATCH_AFTER_AUTO) {
+		*after = 0;
+		return 0;
+	}
+	if (*after > MAX_PATCH_AFTER)
+		return -EINVAL;
+	if (*after || !v || !*v || !strcmp(v, "auto"))
+		return 0;
+	errno = 0;
+	n = strtoul(v, &end, 10);
+	if (!errno && !*end && n >= 1 && n <= MAX_PATCH_AFTER && v[0] != '-') {
+		*after = (uint32_t)n;
+		return 0;
+	}
+	ua__write_str(2, "uaccess: UA_PATCH_AFTER='");
+	ua__write_str(2, v);
+	ua__write_str(2, "' is not auto or a count of traps from 1 to "
+			 "1000000000\n");
+	return -EINVAL;
+}
+
+/*
+ * Ski rental: a section is swept only once its sites have trapped through
+ * sud about as long as the sweep takes (or t->patch_after times), so a
+ * process that makes few syscalls never pays for a sweep, and one that
+ * makes many pays at most twice what knowing the future would have cost.
+ * Until then its sites wait, on sud.
+ */
+static bool must_wait(const struct ua_task *t, struct ua__patch *p,
+		      uint64_t sys)
+{
+	struct patch_code *c = code_at(p, sys);
+	uint64_t after = t->patch_after;
+
+	if (!c || c->swept || c->failed)
+		return false;
+	if (!after)
+		after = c->len / SWEEP_BYTES_PER_TRAP;
+	return ++c->traps < after;
+}
+
 /*
  * A syscall trapped through Syscall User Dispatch in a task under patch
- * (monitor mode, space locked): patch its site if it may be, once; a
- * site that stays on sud is listed with the reason and its traps.
+ * (monitor mode, space locked): patch its site if it may be, once its
+ * section is swept; a site that stays on sud is listed with the reason
+ * and its traps.
  */
 void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r)
 {
@@ -645,15 +712,19 @@ void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r)
 	e = ua__rw_site_get(t, sys, r->orig_rax, &is_new);
 	if (!e)
 		goto out;
-	if (!is_new) {
+	if (!is_new && e->why != UA_PATCH_WHY_WAIT) {
 		/* Stayed on sud, or the trampoline's check sent it back. */
+		ua__site_trip(e);
+		goto out;
+	}
+	if (must_wait(t, p, sys)) {
+		e->why = UA_PATCH_WHY_WAIT;
 		ua__site_trip(e);
 		goto out;
 	}
 	e->why = (uint8_t)try_patch(t, sys, &len, threads);
 	e->len = len;
-	if (e->why)
-		e->trips = 1;
+	e->trips = e->why ? 1 : 0;
 out:
 	pthread_mutex_unlock(&p->lock);
 }
@@ -801,6 +872,7 @@ static const char *const why_str[] = {
 	[UA_PATCH_WHY_NOT_SWEPT] = "not an instruction the sweep found",
 	[UA_PATCH_WHY_NOT_EXEC] = "page not executable",
 	[UA_PATCH_WHY_CHANGED] = "bytes changed since the sweep",
+	[UA_PATCH_WHY_WAIT] = "its section's traps did not pay for a sweep",
 	[UA_PATCH_WHY_PAGES] = "the patch would cross a page",
 	[UA_PATCH_WHY_FULL] = "no trampoline slot within reach",
 	[UA_PATCH_WHY_FAILED] = "out of memory or a write failed",

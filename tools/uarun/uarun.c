@@ -70,8 +70,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: uarun [--protect=none|mprotect|pkey] "
 		"[--frames=block|per-access]\n"
-		"             [--trap=patch|sud|rewrite] [--space-size=SIZE] "
-		"[--stats] [--trace]\n"
+		"             [--trap=patch|sud|rewrite] [--patch-after=N|auto]\n"
+		"             [--space-size=SIZE] [--stats] [--trace]\n"
 		"             PROGRAM [ARG...]\n"
 		"\n"
 		"Runs a Linux x86-64 PROGRAM (static, static-pie, dynamically "
@@ -89,6 +89,12 @@ static void usage(FILE *f)
 		"rewrite turns trapped sites into calls to a\n"
 		"               page-0 trampoline (uses the red zone; needs "
 		"page 0)\n"
+		"  --patch-after=N  under patch, patch a code section's "
+		"sites once they\n               have trapped N times "
+		"through sud (1: at once; default:\n               "
+		"UA_PATCH_AFTER, else auto: when the traps have cost about "
+		"what\n               finding the sites does, one trap per "
+		"512 bytes of the section)\n"
 		"  --space-size=SIZE  address space the program may map, "
 		"in bytes or with a\n               K, M, G or T suffix "
 		"(default 64G, less where RLIMIT_AS or\n"
@@ -100,6 +106,24 @@ static void usage(FILE *f)
 		"switches,\n               windows and fixups on stderr at "
 		"exit\n"
 		"  --help       this text\n");
+}
+
+/* --patch-after: auto, whatever UA_PATCH_AFTER says, or a count from 1. */
+static int parse_patch_after(const char *s, unsigned int *after)
+{
+	unsigned long n;
+	char *end;
+
+	if (!strcmp(s, "auto")) {
+		*after = UA_PATCH_AFTER_AUTO;
+		return 0;
+	}
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno || *end || !*s || s[0] == '-' || n < 1 || n > 1000000000)
+		return -1;
+	*after = (unsigned int)n;
+	return 0;
 }
 
 static int bad_usage(const char *what, const char *arg)
@@ -274,6 +298,7 @@ int main(int argc, char **argv)
 		{ "protect", required_argument, NULL, 'p' },
 		{ "frames", required_argument, NULL, 'f' },
 		{ "trap", required_argument, NULL, 't' },
+		{ "patch-after", required_argument, NULL, 'A' },
 		{ "stats", no_argument, NULL, 's' },
 		{ "trace", no_argument, NULL, 'T' },
 		{ "space-size", required_argument, NULL, 'S' },
@@ -334,6 +359,11 @@ int main(int argc, char **argv)
 			space_size = parse_size(optarg);
 			if (!space_size)
 				return bad_usage("bad space size", optarg);
+			break;
+		case 'A':
+			if (parse_patch_after(optarg, &to.patch_after))
+				return bad_usage("bad --patch-after count",
+						 optarg);
 			break;
 		case 's':
 			stats = true;

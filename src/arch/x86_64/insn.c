@@ -154,30 +154,36 @@ static const uint16_t map0f[256] = {
 	[0xff] = M | SY,
 };
 
+/*
+ * end: how far the instruction may reach (the bytes there are, and no
+ * more than UA_INSN_MAX), so that each byte costs one comparison.
+ */
 struct decoder {
 	const uint8_t *p;
-	size_t avail, at;
+	size_t end, at;
 	bool opsz16, addr32, rexw;
 	struct ua__insn *out;
 };
 
-static int next(struct decoder *d)
+#define hot static inline __attribute__((always_inline))
+
+hot int next(struct decoder *d)
 {
-	if (d->at >= d->avail || d->at >= UA_INSN_MAX)
+	if (d->at >= d->end)
 		return -1;
 	return d->p[d->at++];
 }
 
-static bool skip(struct decoder *d, size_t n)
+hot bool skip(struct decoder *d, size_t n)
 {
-	if (d->at + n > d->avail || d->at + n > UA_INSN_MAX)
+	if (d->at + n > d->end)
 		return false;
 	d->at += n;
 	return true;
 }
 
 /* The ModRM byte, and the SIB and displacement it asks for. */
-static int modrm(struct decoder *d)
+hot int modrm(struct decoder *d)
 {
 	int m = next(d), mod, rm, sib;
 
@@ -203,11 +209,32 @@ static int modrm(struct decoder *d)
 	return m;
 }
 
-/* Operands after the opcode, as flags f ask; m is ModRM's value. */
-static bool operands(struct decoder *d, unsigned int f, int *m)
+/*
+ * Bytes of immediate, offset or displacement that flags f ask for after
+ * the ModRM byte and its own.
+ */
+hot size_t imm_bytes(const struct decoder *d, unsigned int f)
 {
-	size_t z = d->opsz16 ? 2 : 4;
+	size_t z = d->opsz16 ? 2 : 4, n = 0;
 
+	if (f & I16)
+		n += 2;
+	if (f & I8)
+		n += 1;
+	if (f & IZ)
+		n += z;
+	if (f & R32)
+		n += 4;
+	if (f & IV)
+		n += d->rexw ? 8 : z;
+	if (f & MO)
+		n += d->addr32 ? 4 : 8;
+	return n;
+}
+
+/* Operands after the opcode, as flags f ask; m is ModRM's value. */
+hot bool operands(struct decoder *d, unsigned int f, int *m)
+{
 	*m = -1;
 	if ((f & M) && (*m = modrm(d)) < 0)
 		return false;
@@ -215,19 +242,7 @@ static bool operands(struct decoder *d, unsigned int f, int *m)
 		d->out->branch = true;
 	if (f & SY)
 		d->out->sys = true;
-	if ((f & I16) && !skip(d, 2))
-		return false;
-	if ((f & I8) && !skip(d, 1))
-		return false;
-	if ((f & IZ) && !skip(d, z))
-		return false;
-	if ((f & R32) && !skip(d, 4))
-		return false;
-	if ((f & IV) && !skip(d, d->rexw ? 8 : z))
-		return false;
-	if ((f & MO) && !skip(d, d->addr32 ? 4 : 8))
-		return false;
-	return true;
+	return skip(d, imm_bytes(d, f));
 }
 
 /* f6, f7, fe, ff and c7: what ModRM.reg makes of the opcode. */
@@ -339,13 +354,16 @@ static bool escape(struct decoder *d, int op)
 	return operands(d, f, &m);
 }
 
-int ua__insn_decode(const uint8_t *p, size_t avail, struct ua__insn *out)
+/* As ua__insn_decode(); *opi: where the opcode starts, after prefixes. */
+hot int decode(const uint8_t *p, size_t avail, struct ua__insn *out,
+	       unsigned int *opi)
 {
-	struct decoder d = { .p = p, .avail = avail, .out = out };
+	struct decoder d = { .p = p, .out = out };
 	unsigned int f;
 	int op, m;
 
-	memset(out, 0, sizeof(*out));
+	d.end = avail < UA_INSN_MAX ? avail : UA_INSN_MAX;
+	*out = (struct ua__insn){ 0 };
 	for (;;) {
 		op = next(&d);
 		if (op < 0)
@@ -360,6 +378,7 @@ int ua__insn_decode(const uint8_t *p, size_t avail, struct ua__insn *out)
 		else if (op == 0x67)
 			d.addr32 = true;
 	}
+	*opi = (unsigned int)d.at - 1;
 	if (d.rexw)
 		d.opsz16 = false;
 	if (f & BAD)
@@ -375,20 +394,22 @@ int ua__insn_decode(const uint8_t *p, size_t avail, struct ua__insn *out)
 	return out->len;
 }
 
-/* Falling into what follows is not how it is reached: a function may. */
-static bool ends_flow(const uint8_t *p, const struct ua__insn *in)
+int ua__insn_decode(const uint8_t *p, size_t avail, struct ua__insn *out)
 {
-	size_t i = 0;
-	unsigned int f;
+	unsigned int opi;
 
-	while (i < (size_t)in->len && (map1[p[i]] & PFX))
-		i++;
-	if (i == (size_t)in->len)
-		return false;
-	f = map1[p[i]];
-	if (p[i] == 0x0f && i + 1 < (size_t)in->len)
+	return decode(p, avail, out, &opi);
+}
+
+/* Falling into what follows is not how it is reached: a function may. */
+hot bool ends_flow(const uint8_t *p, const struct ua__insn *in,
+		   unsigned int i)
+{
+	unsigned int f = map1[p[i]];
+
+	if (p[i] == 0x0f && i + 1 < (unsigned int)in->len)
 		f = map0f[p[i + 1]];
-	else if (p[i] == 0xff && i + 1 < (size_t)in->len)
+	else if (p[i] == 0xff && i + 1 < (unsigned int)in->len)
 		return ((p[i + 1] >> 3) & 7) == 4 || ((p[i + 1] >> 3) & 7) == 5;
 	return f & END;
 }
@@ -406,63 +427,18 @@ static uint8_t why_not(const struct ua__insn *prev)
 	return UA_INSN_OK;
 }
 
-size_t ua__insn_sweep(const uint8_t *code, size_t size, uint64_t vaddr,
-		      struct ua__insn_site *out, size_t max,
-		      struct ua__sweep_stats *st)
-{
-	struct ua__insn prev = { 0 }, in;
-	bool synced = true, flow_ended = false;
-	size_t i = 0, n = 0;
-
-	if (st)
-		*st = (struct ua__sweep_stats){ 0 };
-	while (i < size) {
-		if (ua__insn_decode(code + i, size - i, &in) < 0) {
-			if (st)
-				st->failures++;
-			synced = false;
-			prev.len = 0;
-			i++;
-			continue;
-		}
-		if (st)
-			st->insns++;
-		if (!synced && flow_ended && !((vaddr + i) & 15))
-			synced = true;
-		if (in.syscall && in.len == 2) {
-			struct ua__insn_site s = { .sys = vaddr + i };
-
-			if (!synced)
-				s.why = UA_INSN_WHY_UNSYNCED;
-			else if (!prev.len)
-				s.why = UA_INSN_WHY_FIRST;
-			else
-				s.why = why_not(&prev);
-			if (!s.why)
-				s.len = (uint8_t)prev.len;
-			if (s.why == UA_INSN_WHY_SHORT && prev.relocatable &&
-			    prev.len >= 2)
-				s.hop_len = (uint8_t)prev.len;
-			if (n < max)
-				out[n] = s;
-			n++;
-		}
-		flow_ended = ends_flow(code + i, &in);
-		prev = in;
-		i += (size_t)in.len;
-	}
-	return n;
-}
-
 /*
  * Padding as compilers and assemblers emit it: `nop` (90, not with a
  * REX prefix: 41 90 is xchg), the `0f 1f` long nops, with the operand
- * size and segment prefixes they carry, and int3.
+ * size and segment prefixes they carry, and int3.  opi: the opcode's
+ * offset, which any of them has at 90, 0f or cc.
  */
-static bool is_pad(const uint8_t *p, const struct ua__insn *in)
+hot bool is_pad(const uint8_t *p, const struct ua__insn *in, unsigned int opi)
 {
 	int i = 0;
 
+	if (p[opi] != 0x90 && p[opi] != 0x0f && p[opi] != 0xcc)
+		return false;
 	if (in->len == 1 && p[0] == 0xcc)
 		return true;
 	while (i < in->len && (p[i] == 0x66 || p[i] == 0x2e || p[i] == 0x3e))
@@ -475,63 +451,127 @@ static bool is_pad(const uint8_t *p, const struct ua__insn *in)
 bool ua__insn_all_pad(const uint8_t *p, size_t len)
 {
 	struct ua__insn in;
+	unsigned int opi;
 
 	for (size_t i = 0; i < len; i += (size_t)in.len)
-		if (ua__insn_decode(p + i, len - i, &in) < 0 ||
-		    !is_pad(p + i, &in))
+		if (decode(p + i, len - i, &in, &opi) < 0 ||
+		    !is_pad(p + i, &in, opi))
 			return false;
 	return true;
 }
 
-static size_t hole_put(struct ua__insn_hole *out, size_t max, size_t n,
-		       uint64_t start, uint64_t end, uint64_t pagesz)
+/* The syscall at, whose instruction before is prev (len 0: none). */
+static void site_put(struct ua__insn_scan *s, uint64_t at, bool synced,
+		     const struct ua__insn *prev)
 {
-	if (end - start < 5 || start / pagesz != (end - 1) / pagesz)
-		return n;
-	if (n < max)
-		out[n] = (struct ua__insn_hole){
+	struct ua__insn_site site = { .sys = at };
+
+	if (!synced)
+		site.why = UA_INSN_WHY_UNSYNCED;
+	else if (!prev->len)
+		site.why = UA_INSN_WHY_FIRST;
+	else
+		site.why = why_not(prev);
+	if (!site.why)
+		site.len = (uint8_t)prev->len;
+	if (site.why == UA_INSN_WHY_SHORT && prev->relocatable &&
+	    prev->len >= 2)
+		site.hop_len = (uint8_t)prev->len;
+	if (s->nsites < s->max_sites)
+		s->sites[s->nsites] = site;
+	s->nsites++;
+}
+
+static void hole_put(struct ua__insn_scan *s, uint64_t start, uint64_t end)
+{
+	if (end - start < 5 || start / s->pagesz != (end - 1) / s->pagesz)
+		return;
+	if (s->nholes < s->max_holes)
+		s->holes[s->nholes] = (struct ua__insn_hole){
 			.addr = start,
 			.len = (uint8_t)(end - start > 255 ? 255 : end - start),
 		};
-	return n + 1;
+	s->nholes++;
 }
 
-size_t ua__insn_holes(const uint8_t *code, size_t size, uint64_t vaddr,
-		      uint64_t pagesz, struct ua__insn_hole *out, size_t max)
+/*
+ * Two readings of the same instructions, in one pass: where the sweep is
+ * in step (flow_ended, synced), and the runs of padding after a transfer
+ * (after_jump, run).  A byte the decoder does not know breaks both.
+ */
+void ua__insn_scan(const uint8_t *code, size_t size, uint64_t vaddr,
+		   struct ua__insn_scan *s)
 {
-	bool flow_ended = false, in_run = false;
+	struct ua__insn prev = { 0 }, in;
+	bool synced = true, flow_ended = false, after_jump = false;
+	bool in_run = false;
 	uint64_t run = 0;
-	struct ua__insn in;
-	size_t i = 0, n = 0;
+	unsigned int opi;
+	size_t i = 0;
 
+	s->nsites = s->nholes = 0;
+	s->st = (struct ua__sweep_stats){ 0 };
 	while (i < size) {
-		if (ua__insn_decode(code + i, size - i, &in) < 0) {
-			in_run = flow_ended = false;
+		if (decode(code + i, size - i, &in, &opi) < 0) {
+			s->st.failures++;
+			synced = in_run = after_jump = false;
+			prev.len = 0;
 			i++;
 			continue;
 		}
-		if (is_pad(code + i, &in)) {
-			if (!in_run && flow_ended) {
+		s->st.insns++;
+		if (!synced && flow_ended && !((vaddr + i) & 15))
+			synced = true;
+		if (in.syscall && in.len == 2)
+			site_put(s, vaddr + i, synced, &prev);
+		flow_ended = ends_flow(code + i, &in, opi);
+		if (!s->pagesz) {
+		} else if (is_pad(code + i, &in, opi)) {
+			if (!in_run && after_jump) {
 				in_run = true;
 				run = vaddr + i;
 			}
 		} else {
 			if (in_run)
-				n = hole_put(out, max, n, run, vaddr + i,
-					     pagesz);
+				hole_put(s, run, vaddr + i);
 			in_run = false;
 			/*
 			 * A branch that does not fall through: not ud2 (a
 			 * handler may step over it), not the xchg forms of
 			 * 90 that END also marks.
 			 */
-			flow_ended = in.branch && ends_flow(code + i, &in);
+			after_jump = in.branch && flow_ended;
 		}
+		prev = in;
 		i += (size_t)in.len;
 	}
 	if (in_run)
-		n = hole_put(out, max, n, run, vaddr + size, pagesz);
-	return n;
+		hole_put(s, run, vaddr + size);
+}
+
+size_t ua__insn_sweep(const uint8_t *code, size_t size, uint64_t vaddr,
+		      struct ua__insn_site *out, size_t max,
+		      struct ua__sweep_stats *st)
+{
+	struct ua__insn_scan s = { .sites = out, .max_sites = max };
+
+	ua__insn_scan(code, size, vaddr, &s);
+	if (st)
+		*st = s.st;
+	return s.nsites;
+}
+
+size_t ua__insn_holes(const uint8_t *code, size_t size, uint64_t vaddr,
+		      uint64_t pagesz, struct ua__insn_hole *out, size_t max)
+{
+	struct ua__insn_scan s = {
+		.holes = out,
+		.max_holes = max,
+		.pagesz = pagesz,
+	};
+
+	ua__insn_scan(code, size, vaddr, &s);
+	return s.nholes;
 }
 
 static const char *const why_str[UA_INSN_WHY_NR] = {

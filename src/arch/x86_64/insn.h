@@ -74,6 +74,19 @@ struct ua__sweep_stats {
 	size_t failures; /* bytes skipped as undecodable */
 };
 
+/*
+ * What one pass over a code section finds: sites and holes (below), each
+ * counted in full and stored up to its max.  pagesz 0: no holes wanted.
+ */
+struct ua__insn_scan {
+	struct ua__insn_site *sites;
+	size_t max_sites, nsites;
+	struct ua__insn_hole *holes;
+	size_t max_holes, nholes;
+	uint64_t pagesz;
+	struct ua__sweep_stats st;
+};
+
 /**
  * ua__insn_decode() - decode the length of one instruction
  * @p: its first byte
@@ -121,6 +134,16 @@ size_t ua__insn_sweep(const uint8_t *code, size_t size, uint64_t vaddr,
  */
 size_t ua__insn_holes(const uint8_t *code, size_t size, uint64_t vaddr,
 		      uint64_t pagesz, struct ua__insn_hole *out, size_t max);
+
+/**
+ * ua__insn_scan() - ua__insn_sweep() and ua__insn_holes() in one pass
+ * @code: the section's bytes
+ * @size: their number
+ * @vaddr: the address of @code[0] in the program
+ * @s: where to put what is found; its counts are set
+ */
+void ua__insn_scan(const uint8_t *code, size_t size, uint64_t vaddr,
+		   struct ua__insn_scan *s);
 
 /* Are the len bytes at p padding instructions, whole? */
 bool ua__insn_all_pad(const uint8_t *p, size_t len);
