@@ -69,7 +69,7 @@ enum ua_trap {
  *	site's first trap), because finding them costs a pass over the
  *	whole section.  0 reads UA_PATCH_AFTER ("auto" or a count), else
  *	auto; UA_PATCH_AFTER_AUTO is auto whatever the environment says:
- *	one trap for every 512 bytes of the section, about the point where
+ *	one trap for every 1024 bytes of the section, about the point where
  *	the traps have cost what the pass does.  At most 10^9.
  */
 struct ua_task_opts {

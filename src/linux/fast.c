@@ -6,10 +6,25 @@
  * write on the monitor's /dev/zero and /dev/null, a signal the task sends
  * itself (kill, tgkill, tkill: delivered, or queued while it is blocked),
  * rt_sigprocmask (and the delivery of a signal it lets through) and the
- * rt_sigreturn that ends a handler (src/signal/fast.c).  Each gives what
- * the full path's handler gives (sys_proc.c, sys_file.c, sys_signal.c),
- * with the same counts, or declines before it changes anything.
+ * rt_sigreturn that ends a handler (src/signal/fast.c), and three calls
+ * that only look at the host's files: newfstatat, fstat and getdents64.
+ * Each gives what the full path's handler gives (sys_proc.c, sys_file.c,
+ * sys_signal.c, sys_fs.c), with the same counts, or declines before it
+ * changes anything.
+ *
+ * Those three are the bulk of what find, du or ls make, and without
+ * FSGSBASE the full path costs them two arch_prctl calls each, more than
+ * the call itself on some virtual machines.  Here the host reads the
+ * path and writes the result where the guest has them, as it would for
+ * the program run natively: only where everything it may touch lies in
+ * the space (under backend none, the only one this path takes, the
+ * monitor's own memory is outside it), so guest pointers cannot make it
+ * read or write the monitor's.  The full path copies through a buffer of
+ * its own; the results are the same bytes, and its windows are counted
+ * here as it opens them.
  */
+#include <sys/stat.h>
+
 #include "linux_internal.h"
 
 /* Reads up to this size only; larger ones take the full path. */
@@ -63,6 +78,121 @@ static inline UA_FAST long fast_write(struct ua_task *t, struct lx_proc *p)
 	if ((ssize_t)n < 0 || !ua__space_has(t->sp, (void *)ARG2(r), n))
 		return UA_FAST_DECLINE;
 	return (long)n;
+}
+
+/*
+ * A host syscall on the guest's FS base: no libc wrapper (errno is
+ * thread-local), the result as the kernel returns it.  The trap block's
+ * selector allows it (trap.S); a host signal meanwhile is taken as for
+ * the rest of this path (src/task/trap_fast.c).
+ */
+static inline UA_FAST long fast_host(long nr, long a1, long a2, long a3,
+				     long a4)
+{
+	register long r10 __asm__("r10") = a4;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* The windows the full path would have opened (lean: see internal.h). */
+static inline UA_FAST void fast_windows(struct ua_thread *self, unsigned n)
+{
+	self->lean_seq += 2u * n;
+}
+
+/*
+ * The host descriptor behind a guest one, for the calls below.  With
+ * several threads another may close and reuse it meanwhile, and the
+ * full path orders that: they take it.
+ */
+static inline UA_FAST int fast_host_fd(struct lx_proc *p, uint64_t fd)
+{
+	struct lx_file *f = fast_file(p, fd);
+
+	if (!f || f->kind != LX_FD_HOST || lx_threaded(p))
+		return -1;
+	return f->host;
+}
+
+/*
+ * newfstatat(dfd, path, st, flags) (sys_fs.c do_fstatat()): its flags
+ * check, then the host's call.  The host reads at most PATH_MAX bytes of
+ * path.  An error costs the full path one window (the path's copy),
+ * success two.  AT_EMPTY_PATH on a host descriptor is glibc's fstat():
+ * the full path's fstat of it, the same two windows; on AT_FDCWD, and
+ * EFAULT whichever pointer it came from, the full path's (nothing was
+ * changed).
+ */
+static inline UA_FAST long fast_fstatat(struct ua_task *t, struct lx_proc *p,
+					struct ua_thread *self)
+{
+	struct ua_pt_regs *r = &t->regs;
+	int flags = (int)ARG4(r), hdfd = AT_FDCWD;
+	void *path = (void *)ARG2(r), *st = (void *)ARG3(r);
+	long ret;
+
+	if (flags & ~(AT_SYMLINK_NOFOLLOW | AT_EMPTY_PATH | AT_NO_AUTOMOUNT))
+		return UA_FAST_DECLINE;
+	if ((int)ARG1(r) != AT_FDCWD)
+		hdfd = fast_host_fd(p, ARG1(r));
+	else if (flags & AT_EMPTY_PATH)
+		return UA_FAST_DECLINE;
+	if (hdfd < 0 && hdfd != AT_FDCWD)
+		return UA_FAST_DECLINE;
+	if (!ua__space_has(t->sp, path, PATH_MAX) ||
+	    !ua__space_has(t->sp, st, sizeof(struct stat)))
+		return UA_FAST_DECLINE;
+	ret = fast_host(SYS_newfstatat, hdfd, (long)path, (long)st, flags);
+	if (ret == -EFAULT || ret == -EINTR)
+		return UA_FAST_DECLINE;
+	fast_windows(self, ret ? 1 : 2);
+	return ret;
+}
+
+/* fstat(fd, st) of a host descriptor (sys_file.c ua__lx_fstat()). */
+static inline UA_FAST long fast_fstat(struct ua_task *t, struct lx_proc *p,
+				      struct ua_thread *self)
+{
+	struct ua_pt_regs *r = &t->regs;
+	void *st = (void *)ARG2(r);
+	int h = fast_host_fd(p, ARG1(r));
+	long ret;
+
+	if (h < 0 || !ua__space_has(t->sp, st, sizeof(struct stat)))
+		return UA_FAST_DECLINE;
+	ret = fast_host(SYS_fstat, h, (long)st, 0, 0);
+	if (ret == -EFAULT || ret == -EINTR)
+		return UA_FAST_DECLINE;
+	fast_windows(self, !ret);
+	return ret;
+}
+
+/*
+ * getdents64(fd, buf, count) of a host descriptor (sys_fs.c): at most
+ * 64 KiB a call, as the full path's buffer.  It moves the directory's
+ * position, so nothing after it declines: a fault in buf is the EFAULT
+ * the program would get natively, with the one window the full path's
+ * failed copy costs.
+ */
+static inline UA_FAST long fast_getdents(struct ua_task *t, struct lx_proc *p,
+					 struct ua_thread *self)
+{
+	struct ua_pt_regs *r = &t->regs;
+	void *buf = (void *)ARG2(r);
+	size_t count = ARG3(r) < (64u << 10) ? ARG3(r) : (64u << 10);
+	int h = fast_host_fd(p, ARG1(r));
+	long ret;
+
+	if (h < 0 || !count || !ua__space_has(t->sp, buf, count))
+		return UA_FAST_DECLINE;
+	ret = fast_host(SYS_getdents64, h, (long)buf, (long)count, 0);
+	fast_windows(self, ret > 0 || ret == -EFAULT);
+	return ret;
 }
 
 /* Does pid name the calling task (sys_signal.c's names_self())? */
@@ -151,6 +281,15 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 		break;
 	case SYS_rt_sigreturn:
 		ret = ua__fast_sigreturn(t, self);
+		break;
+	case SYS_newfstatat:
+		ret = fast_fstatat(t, p, self);
+		break;
+	case SYS_fstat:
+		ret = fast_fstat(t, p, self);
+		break;
+	case SYS_getdents64:
+		ret = fast_getdents(t, p, self);
 		break;
 	default:
 		return UA_FAST_DECLINE;

@@ -75,12 +75,12 @@
 #define MAX_SWEEP ((uint64_t)256 << 20)
 #define INSN_MAX 15u
 /*
- * The sweep of a section costs about what this many bytes of it cost in
- * sud traps: ~5 ns a byte (one pass of the decoder and the copy, on a
- * 2-vCPU EPYC VM), against ~2.5 us for a trap through sud (a host signal
- * and its sigreturn).  tools/uabench measures both.
+ * The sweep of this many bytes of a section costs about what one trap
+ * through sud does: ~5 ns a byte (one pass of the decoder and the copy)
+ * against 3 to 5 us a trap (a host signal, its sigreturn and, without
+ * FSGSBASE, two arch_prctl), on a 2-vCPU EPYC VM (doc/uarun.md).
  */
-#define SWEEP_BYTES_PER_TRAP 512u
+#define SWEEP_BYTES_PER_TRAP 1024u
 /* ua_task_opts.patch_after's ceiling: beyond it, sud alone does. */
 #define MAX_PATCH_AFTER 1000000000u
 

@@ -773,7 +773,7 @@ def mode_trace(uarun):
 def patch_after(uarun, bb):
     """--patch-after, UA_PATCH_AFTER and their default, auto: a section is
     swept (and its sites patched) once its sites have trapped one time per
-    512 bytes of it.  busybox's .text is over a megabyte: `true` patches
+    1024 bytes of it.  busybox's .text is over a megabyte: `true` patches
     nothing and says why for each site; dd of 20000 blocks (40000 traps)
     patches its read and write; a count patches after that many traps;
     an explicit auto beats the environment; bad counts are refused."""

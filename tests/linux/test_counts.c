@@ -211,8 +211,9 @@ static bool sanitized(void)
 #endif
 }
 
-static void expect(const struct per_op *p, double wrpkru, double fs,
-		   double switches)
+/* As expect(), with host calls the operation itself makes. */
+static void expect_host(const struct per_op *p, double wrpkru, double fs,
+			double switches, double host)
 {
 	double fs_sys = have_fsgsbase() ? 0 : fs;
 
@@ -239,7 +240,7 @@ static void expect(const struct per_op *p, double wrpkru, double fs,
 		return;
 	}
 	if (protect() == UA_PROTECT_MPROTECT) {
-		cr_expect_eq(p->syscalls - p->mprotects, fs_sys,
+		cr_expect_eq(p->syscalls - p->mprotects, fs_sys + host,
 			     "%g host syscalls besides %g mprotect()",
 			     p->syscalls - p->mprotects, p->mprotects);
 		/*
@@ -251,9 +252,15 @@ static void expect(const struct per_op *p, double wrpkru, double fs,
 			     "%g mprotect() for %g switches", p->mprotects,
 			     switches);
 	} else {
-		cr_expect_eq(p->syscalls, fs_sys, "%g host syscalls",
+		cr_expect_eq(p->syscalls, fs_sys + host, "%g host syscalls",
 			     p->syscalls);
 	}
+}
+
+static void expect(const struct per_op *p, double wrpkru, double fs,
+		   double switches)
+{
+	expect_host(p, wrpkru, fs, switches, 0);
 }
 
 static struct ua_space *space(void)
@@ -349,11 +356,15 @@ struct job {
 	uint64_t runs, xstate_bv, frame_pkru, pkru_new, set_pkru;
 	uint64_t pkru_after, pkru_off;
 	uint64_t tls[32]; /* what the FS base points at */
+	char path[8];	  /* stat_start's */
+	uint64_t st[18];  /* struct stat */
 };
 
 _Static_assert(offsetof(struct job, act_handler) == 32, "blob");
 _Static_assert(offsetof(struct job, runs) == 64, "blob");
 _Static_assert(offsetof(struct job, pkru_off) == 112, "blob");
+_Static_assert(offsetof(struct job, path) == 376, "blob");
+_Static_assert(offsetof(struct job, st) == 384, "blob");
 
 /*
  * FS base: ARCH_GET_FS into saved_fs, ARCH_SET_FS to fs, which stays
@@ -387,6 +398,25 @@ asm(".pushsection .text\n"
     "2:\n"
     FS_OUT
     "ppid_end:\n"
+    ".popsection");
+
+/* n times newfstatat(AT_FDCWD, path, st, 0), each to return 0. */
+extern const char stat_start[], stat_end[];
+asm(".pushsection .text\n"
+    "stat_start:\n"
+    "	push %rbx\n push %r12\n"
+    "	movq %rdi, %rbx\n"
+    FS_IN
+    "	movq (%rbx), %r12\n"
+    "1:	testq %r12, %r12\n jz 2f\n"
+    "	movl $262, %eax\n movl $-100, %edi\n leaq 376(%rbx), %rsi\n"
+    "	leaq 384(%rbx), %rdx\n xorl %r10d, %r10d\n syscall\n"
+    "	testq %rax, %rax\n jnz 3f\n"
+    "	decq %r12\n jmp 1b\n"
+    "3:	movq $1, 8(%rbx)\n"
+    "2:\n"
+    FS_OUT
+    "stat_end:\n"
     ".popsection");
 
 extern const char kill_start[], kill_end[];
@@ -478,6 +508,13 @@ static int op_ppid(long n)
 	return run_blob(ppid_start, ppid_end, &j);
 }
 
+static int op_stat(long n)
+{
+	struct job j = { .n = (uint64_t)n, .path = "/" };
+
+	return run_blob(stat_start, stat_end, &j);
+}
+
 static int op_kill(long n)
 {
 	struct job j = { .n = (uint64_t)n };
@@ -541,6 +578,22 @@ Test(counts, rewrite_getppid)
 	need_rewrite();
 	p = measure(op_ppid);
 	expect(&p, pkey_wrpkru(2), fast ? 0 : 2, 2);
+}
+
+/*
+ * newfstatat: under none the fast path hands it to the host as it is,
+ * with no FS-base switch; the full path makes the same host call after
+ * its two.  Lock, path window, result window, unlock: 6 switches either
+ * way.
+ */
+Test(counts, rewrite_newfstatat)
+{
+	bool fast = protect() == UA_PROTECT_NONE;
+	struct per_op p;
+
+	need_rewrite();
+	p = measure(op_stat);
+	expect_host(&p, pkey_wrpkru(6), fast ? 0 : 2, 6, 1);
 }
 
 /*

@@ -94,7 +94,7 @@ static void usage(FILE *f)
 		"through sud (1: at once; default:\n               "
 		"UA_PATCH_AFTER, else auto: when the traps have cost about "
 		"what\n               finding the sites does, one trap per "
-		"512 bytes of the section)\n"
+		"1024 bytes of the section)\n"
 		"  --space-size=SIZE  address space the program may map, "
 		"in bytes or with a\n               K, M, G or T suffix "
 		"(default 64G, less where RLIMIT_AS or\n"
