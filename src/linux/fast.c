@@ -6,11 +6,12 @@
  * write on the monitor's /dev/zero and /dev/null, a signal the task sends
  * itself (kill, tgkill, tkill: delivered, or queued while it is blocked),
  * rt_sigprocmask (and the delivery of a signal it lets through) and the
- * rt_sigreturn that ends a handler (src/signal/fast.c), and three calls
- * that only look at the host's files: newfstatat, fstat and getdents64.
- * Each gives what the full path's handler gives (sys_proc.c, sys_file.c,
- * sys_signal.c, sys_fs.c), with the same counts, or declines before it
- * changes anything.
+ * rt_sigreturn that ends a handler (src/signal/fast.c), three calls that
+ * only look at the host's files (newfstatat, fstat and getdents64),
+ * read, write and sendfile on files that never block (regular ones, the
+ * host's /dev/null), and open and close of such files.  Each gives what the full path's handler gives
+ * (sys_proc.c, sys_file.c, sys_signal.c, sys_fs.c), with the same counts,
+ * or declines before it changes anything.
  *
  * Those three are the bulk of what find, du or ls make, and without
  * FSGSBASE the full path costs them two arch_prctl calls each, more than
@@ -24,6 +25,7 @@
  * here as it opens them.
  */
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include "linux_internal.h"
 
@@ -97,6 +99,19 @@ static inline UA_FAST long fast_host(long nr, long a1, long a2, long a3,
 			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10)
 			 : "rcx", "r11", "memory");
 	return ret;
+}
+
+/*
+ * A host call that may sleep (an open, a read or write that is not of a
+ * regular file after all): -EINTR, without sleeping, once an interrupt
+ * has marked the task (src/arch/x86_64/intr_syscall.S).  The callers
+ * decline on it where nothing was done, so the full path sleeps instead,
+ * with the exit work that delivers what interrupted it.
+ */
+static inline UA_FAST long fast_intr(struct ua_task *t, long nr, long a1,
+				     long a2, long a3, long a4)
+{
+	return ua__intr_syscall(nr, a1, a2, a3, a4, 0, 0, &t->irq_pending);
 }
 
 /* The windows the full path would have opened (lean: see internal.h). */
@@ -195,6 +210,281 @@ static inline UA_FAST long fast_getdents(struct ua_task *t, struct lx_proc *p,
 	return ret;
 }
 
+/*
+ * What a host descriptor is: asked of the host once, kept in the file
+ * (file_dup() copies it with the rest; a new file starts unknown).  The
+ * callers have made sure no other thread can change f meanwhile.
+ */
+static inline UA_FAST int fast_hkind(struct lx_file *f)
+{
+	struct stat st;
+
+	if (f->hkind)
+		return f->hkind;
+	if (fast_host(SYS_fstat, f->host, (long)&st, 0, 0))
+		return LX_HK_OTHER;
+	if (S_ISREG(st.st_mode))
+		f->hkind = LX_HK_REG;
+	else if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+		f->hkind = LX_HK_NULL;
+	else
+		f->hkind = LX_HK_OTHER;
+	return f->hkind;
+}
+
+/* A host file the calls below take: one that never blocks. */
+static inline UA_FAST struct lx_file *fast_plain(struct lx_proc *p,
+						 uint64_t fd, bool write)
+{
+	struct lx_file *f = fast_file(p, fd);
+	int k;
+
+	if (!f || f->kind != LX_FD_HOST || f->sfd || lx_threaded(p))
+		return NULL;
+	k = fast_hkind(f);
+	return k == LX_HK_REG || (write && k == LX_HK_NULL) ? f : NULL;
+}
+
+/*
+ * One lean window's copy between the guest and the task's buffer: the
+ * bytes not copied, a fault recovered through the exception table.
+ */
+static inline UA_FAST size_t fast_copy(struct ua_thread *self, void *to,
+				       const void *from, size_t n)
+{
+	size_t left;
+
+	ua__lean_window_open(self);
+	left = ua__raw_copy(to, from, n);
+	ua__lean_window_close(self);
+	return left;
+}
+
+/*
+ * read, pread64, write and pwrite64 of a regular host file, and writes
+ * to the host's /dev/null (an inherited stdout, often): rw_buf()'s one
+ * chunk (up to LX_CHUNK bytes) through the task's buffer, as do_read()
+ * and do_write() make it, so the same bytes, windows and errors.  Pipes,
+ * sockets and terminals take the full path, which can sleep; should a
+ * file be swapped for one after the kind was asked, the call is still
+ * interruptible, and declines.
+ */
+static inline UA_FAST long fast_rw(struct ua_task *t, struct lx_proc *p,
+				   struct ua_thread *self, bool write,
+				   bool positional)
+{
+	struct ua_pt_regs *r = &t->regs;
+	struct lx_file *f;
+	char *buf = lx_iobuf(t), *ubuf = (char *)ARG2(r);
+	long pos = positional ? (long)ARG4(r) : 0, ret, nr;
+	size_t n = ARG3(r), left;
+
+#if UA_FORCE_GENERIC_ARCH
+	/* The portable copy keeps its recovery point in ua_self. */
+	return UA_FAST_DECLINE;
+#endif
+	if (!buf || !n || n > LX_CHUNK || pos < 0 ||
+	    !ua__space_has(t->sp, ubuf, n))
+		return UA_FAST_DECLINE;
+	f = fast_plain(p, ARG1(r), write);
+	if (!f)
+		return UA_FAST_DECLINE;
+	if (write) {
+		left = fast_copy(self, buf, ubuf, n);
+		if (left == n)
+			return -EFAULT;
+		nr = positional ? SYS_pwrite64 : SYS_write;
+		ret = fast_intr(t, nr, f->host, (long)buf, (long)(n - left), pos);
+		if (ret == -EINTR) {
+			self->lean_seq -= 2;
+			return UA_FAST_DECLINE;
+		}
+		/* do_write() goes round for the rest: its copy faults at once. */
+		if (left && ret == (long)(n - left))
+			fast_windows(self, 1);
+		return ret;
+	}
+	nr = positional ? SYS_pread64 : SYS_read;
+	ret = fast_intr(t, nr, f->host, (long)buf, (long)n, pos);
+	if (ret == -EINTR)
+		return UA_FAST_DECLINE;
+	if (ret <= 0)
+		return ret;
+	left = fast_copy(self, ubuf, buf, (size_t)ret);
+	return left == (size_t)ret ? -EFAULT : ret - (long)left;
+}
+
+/*
+ * sendfile(out, in, NULL, count) from a regular host file to another or
+ * to the host's /dev/null: sys_sendfile()'s loop of chunks through the
+ * task's buffer, with no guest memory in it.  An offset in guest memory
+ * is the full path's.
+ */
+static inline UA_FAST long fast_sendfile(struct ua_task *t, struct lx_proc *p)
+{
+	struct ua_pt_regs *r = &t->regs;
+	struct lx_file *out, *in;
+	char *buf = lx_iobuf(t);
+	size_t count = ARG4(r), total = 0;
+
+	if (!buf || ARG3(r))
+		return UA_FAST_DECLINE;
+	out = fast_plain(p, ARG1(r), true);
+	in = out ? fast_plain(p, ARG2(r), false) : NULL;
+	if (!in)
+		return UA_FAST_DECLINE;
+	while (total < count) {
+		size_t want = count - total < LX_CHUNK ? count - total :
+							   LX_CHUNK;
+		long n = fast_intr(t, SYS_read, in->host, (long)buf,
+				   (long)want, 0);
+		long w;
+
+		if (n == -EINTR && !total)
+			return UA_FAST_DECLINE;
+		if (n <= 0) {
+			if (n < 0 && !total)
+				return n;
+			break;
+		}
+		w = fast_intr(t, SYS_write, out->host, (long)buf, n, 0);
+		/*
+		 * No EPIPE (and so no SIGPIPE) from these files; an interrupt
+		 * after a read is the full path's break too.
+		 */
+		if (w < 0)
+			return total ? (long)total : w;
+		total += (size_t)w;
+		if (w < n)
+			break;
+	}
+	return (long)total;
+}
+
+/*
+ * close(fd) (sys_file.c ua__lx_close_fd()): the host descriptor closed
+ * (not the monitor's own 0-2, which stand for the guest's at start), the
+ * slot freed.  A signalfd's slot, and any close while the program has
+ * several threads, are the full path's.
+ */
+static inline UA_FAST long fast_close(struct lx_proc *p, uint64_t fd)
+{
+	struct lx_file *f = fast_file(p, fd);
+
+	if (!f || f->kind == LX_FD_FREE || lx_threaded(p) ||
+	    (f->kind == LX_FD_HOST && f->sfd))
+		return UA_FAST_DECLINE;
+	if (f->kind == LX_FD_HOST && f->host > 2)
+		fast_host(SYS_close, f->host, 0, 0, 0);
+	f->kind = LX_FD_FREE;
+	return 0;
+}
+
+/*
+ * The guest's path at upath into buf, in one window: its length, or 0
+ * when it is empty, faults or has no NUL within PATH_MAX (what the full
+ * path refuses).  A page at a time, so that no fault is taken past the
+ * page where the NUL is: a fault is a host signal, dearer than the call.
+ */
+static inline UA_FAST size_t fast_path_copy(struct ua_thread *self, char *buf,
+					    uint64_t upath)
+{
+	size_t len = 0, got = 0;
+
+	ua__lean_window_open(self);
+	while (got < PATH_MAX) {
+		size_t n = ua__pagesz - ((upath + got) & (ua__pagesz - 1));
+
+		if (n > PATH_MAX - got)
+			n = PATH_MAX - got;
+		n -= ua__raw_copy(buf + got, (const char *)upath + got, n);
+		got += n;
+		while (len < got && buf[len])
+			len++;
+		if (len < got || !n)
+			break;
+	}
+	ua__lean_window_close(self);
+	return len < got ? len : 0;
+}
+
+/* Does the C string s start with the n bytes of pre (no libc here)? */
+static inline UA_FAST bool fast_prefix(const char *s, const char *pre,
+				       size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != pre[i])
+			return false;
+	return true;
+}
+
+/*
+ * openat(dfd, path, flags, mode) (sys_fs.c do_openat()): the path copied
+ * into the task's buffer in one window, as the full path's copy, then
+ * the host's open.  The full path takes what it treats apart (/proc/...,
+ * /dev/null, /dev/zero), O_TMPFILE, and paths it would refuse.  The open
+ * of a FIFO or a device may sleep: an interrupt ends it with EINTR
+ * before anything was opened, and the full path opens instead.  Once the
+ * host has opened the file nothing declines: the descriptor is
+ * installed, or closed for EMFILE as the full path does.
+ */
+static inline UA_FAST long fast_open(struct ua_task *t, struct lx_proc *p,
+				     struct ua_thread *self, long dfd,
+				     uint64_t upath, int flags, int mode)
+{
+	char *path = lx_iobuf(t);
+	int hdfd = AT_FDCWD, fd, end = lx_nofile(p);
+	size_t len;
+	long h;
+
+#if UA_FORCE_GENERIC_ARCH
+	return UA_FAST_DECLINE;
+#endif
+	if (!path || lx_threaded(p) || (flags & O_TMPFILE) == O_TMPFILE ||
+	    !ua__space_has(t->sp, (void *)upath, PATH_MAX))
+		return UA_FAST_DECLINE;
+	if ((int)dfd != AT_FDCWD && (hdfd = fast_host_fd(p, (uint64_t)dfd)) < 0)
+		return UA_FAST_DECLINE;
+	len = fast_path_copy(self, path, upath);
+	if (!len || fast_prefix(path, "/proc/", 6) ||
+	    (len == 9 && (fast_prefix(path, "/dev/null", 9) ||
+			  fast_prefix(path, "/dev/zero", 9))))
+		goto decline;
+	h = fast_intr(t, SYS_openat, hdfd, (long)path, flags | O_CLOEXEC,
+		      mode);
+	if (h == -EINTR)
+		goto decline;
+	if (h < 0)
+		return h;
+	/* ua__lx_host_above_stdio(): 0-2 are the monitor's. */
+	if (h <= 2) {
+		long d = fast_host(SYS_fcntl, h, F_DUPFD_CLOEXEC, 3, 0);
+
+		fast_host(SYS_close, h, 0, 0, 0);
+		if (d < 0)
+			return d;
+		h = d;
+	}
+	for (fd = 0; fd < end; fd++)
+		if (p->files[fd].kind == LX_FD_FREE)
+			break;
+	if (fd == end) {
+		fast_host(SYS_close, h, 0, 0, 0);
+		return -EMFILE;
+	}
+	p->files[fd].kind = LX_FD_HOST;
+	p->files[fd].host = (int)h;
+	p->files[fd].flags = flags;
+	p->files[fd].cloexec = flags & O_CLOEXEC;
+	p->files[fd].sfd = 0;
+	p->files[fd].hkind = LX_HK_UNKNOWN;
+	return fd;
+decline:
+	/* The copy's window is the full path's to count. */
+	self->lean_seq -= 2;
+	return UA_FAST_DECLINE;
+}
+
 /* Does pid name the calling task (sys_signal.c's names_self())? */
 static inline UA_FAST bool fast_self(const struct ua_task *t, pid_t pid,
 				     pid_t me)
@@ -264,10 +554,35 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 		break;
 	case SYS_read:
 		ret = fast_read(t, p, self);
+		if (ret == UA_FAST_DECLINE)
+			ret = fast_rw(t, p, self, false, false);
 		break;
 	case SYS_write:
 		/* An empty write is the full path's. */
 		ret = fast_write(t, p) ?: UA_FAST_DECLINE;
+		if (ret == UA_FAST_DECLINE)
+			ret = fast_rw(t, p, self, true, false);
+		break;
+	case SYS_pread64:
+		ret = fast_rw(t, p, self, false, true);
+		break;
+	case SYS_pwrite64:
+		ret = fast_rw(t, p, self, true, true);
+		break;
+	case SYS_sendfile:
+		ret = fast_sendfile(t, p);
+		break;
+	case SYS_open:
+		ret = fast_open(t, p, self, AT_FDCWD, ARG1(&t->regs),
+				(int)ARG2(&t->regs), (int)ARG3(&t->regs));
+		break;
+	case SYS_openat:
+		ret = fast_open(t, p, self, (long)ARG1(&t->regs),
+				ARG2(&t->regs), (int)ARG3(&t->regs),
+				(int)ARG4(&t->regs));
+		break;
+	case SYS_close:
+		ret = fast_close(p, ARG1(&t->regs));
 		break;
 	case SYS_kill:
 	case SYS_tgkill:

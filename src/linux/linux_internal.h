@@ -33,12 +33,21 @@ enum lx_file_kind {
 	LX_FD_ZERO,    /* /dev/zero, served by the monitor */
 };
 
+/* What the fast path (fast.c) found a host descriptor to be. */
+enum lx_host_kind {
+	LX_HK_UNKNOWN = 0, /* not asked yet */
+	LX_HK_REG,         /* a regular file */
+	LX_HK_NULL,        /* the host's /dev/null */
+	LX_HK_OTHER,
+};
+
 struct lx_file {
 	enum lx_file_kind kind;
 	int host;      /* LX_FD_HOST: the host descriptor */
 	int flags;     /* O_* status flags given at open (append, nonblock) */
 	bool cloexec;
 	int sfd;       /* a signalfd: 1 + its slot (sys_signalfd.c); else 0 */
+	uint8_t hkind; /* enum lx_host_kind: a file's type never changes */
 };
 
 /* signalfds a process may have at once (ENFILE past it). */
