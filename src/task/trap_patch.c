@@ -877,8 +877,8 @@ static const char *const why_str[] = {
 	[UA_PATCH_WHY_FULL] = "no trampoline slot within reach",
 	[UA_PATCH_WHY_FAILED] = "out of memory or a write failed",
 	[UA_PATCH_WHY_NO_HOLE] =
-		"the instruction before it is under 5 bytes, and no padding "
-		"within a short jump is free",
+		("the instruction before it is under 5 bytes, and no padding "
+		 "within a short jump is free"),
 };
 
 const char *ua__patch_why_str(unsigned int why)
