@@ -25,7 +25,6 @@
  * here as it opens them.
  */
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 
 #include "linux_internal.h"
 
@@ -211,6 +210,12 @@ static inline UA_FAST long fast_getdents(struct ua_task *t, struct lx_proc *p,
 }
 
 /*
+ * /dev/null's device number, 1:3, as the kernel's new_encode_dev() gives
+ * it to stat: glibc's makedev() is an out-of-line call in some builds.
+ */
+#define FAST_DEV_NULL ((dev_t)((1u << 8) | 3u))
+
+/*
  * What a host descriptor is: asked of the host once, kept in the file
  * (file_dup() copies it with the rest; a new file starts unknown).  The
  * callers have made sure no other thread can change f meanwhile.
@@ -225,7 +230,7 @@ static inline UA_FAST int fast_hkind(struct lx_file *f)
 		return LX_HK_OTHER;
 	if (S_ISREG(st.st_mode))
 		f->hkind = LX_HK_REG;
-	else if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))
+	else if (S_ISCHR(st.st_mode) && st.st_rdev == FAST_DEV_NULL)
 		f->hkind = LX_HK_NULL;
 	else
 		f->hkind = LX_HK_OTHER;

@@ -189,7 +189,7 @@ static inline UA_FAST struct lx_thread *lx_thr(struct ua_task *t)
 			      &lx_proc(t)->first;
 }
 
-static inline char *lx_iobuf(struct ua_task *t)
+static inline UA_FAST char *lx_iobuf(struct ua_task *t)
 {
 	return lx_thr(t)->iobuf;
 }
@@ -212,7 +212,7 @@ static inline UA_FAST bool lx_threaded(const struct lx_proc *p)
  * Descriptors the process may have: RLIMIT_NOFILE, as alloc_fd() and
  * dup2() take it (fs/file.c), within the table's size.
  */
-static inline int lx_nofile(const struct lx_proc *p)
+static inline UA_FAST int lx_nofile(const struct lx_proc *p)
 {
 	uint64_t cur = p->rlim[RLIMIT_NOFILE].cur;
 
