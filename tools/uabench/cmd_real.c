@@ -296,6 +296,16 @@ static void build_argv(const struct real_cfg *c, uint64_t n, char *count,
 		argv[k++] = opts[0];
 		argv[k++] = opts[1];
 		argv[k++] = opts[2];
+		/*
+		 * Sites patched at their first trap, in the run of none as
+		 * in the run of N: with uarun's default (a sweep only once a
+		 * section's traps paid for it) the N run alone would pay a
+		 * thousand sud traps first, which N's less none's does not
+		 * cancel.  The row is the cost of a patched call; what the
+		 * wait costs whole programs is real_*'s (cmd_real_work.c).
+		 */
+		if (!strcmp(c->trap, "patch"))
+			argv[k++] = "--patch-after=1";
 		argv[k++] = "--stats";
 	}
 	argv[k++] = c->path;
