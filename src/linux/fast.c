@@ -352,11 +352,13 @@ static inline UA_FAST long fast_sendfile(struct ua_task *t, struct lx_proc *p)
 				return n;
 			break;
 		}
-		w = fast_intr(t, SYS_write, out->host, (long)buf, n, 0);
 		/*
-		 * No EPIPE (and so no SIGPIPE) from these files; an interrupt
-		 * after a read is the full path's break too.
+		 * Not interruptible: these files never sleep, and an EINTR
+		 * here, after the read moved the position, could neither be
+		 * declined nor reach the guest raw.  No EPIPE (and so no
+		 * SIGPIPE) from them either.
 		 */
+		w = fast_host(SYS_write, out->host, (long)buf, n, 0);
 		if (w < 0)
 			return total ? (long)total : w;
 		total += (size_t)w;
