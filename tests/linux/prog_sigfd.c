@@ -364,7 +364,10 @@ static void masked_waits(void)
 /*
  * A wait pipe fd ends when a grandchild writes to it, while the child
  * that forked it has ended: its SIGCHLD, which the process ignores
- * (SIG_DFL), wakes nothing (sig_ignored(): never queued).
+ * (SIG_DFL), wakes nothing (sig_ignored(): never queued).  The timeout
+ * is far beyond the grandchild's 0.1 s: it only ends a wait that lost
+ * its wake-up (0 then).  With 5 s, one CI run (suites side by side on
+ * two cores) saw 0 under uarun, which 320 loaded reruns did not repeat.
  */
 static long wait_orphan(int how, int ep)
 {
@@ -388,7 +391,7 @@ static long wait_orphan(int how, int ep)
 	close(p[1]);
 	pfd = (struct pollfd){ .fd = p[0], .events = POLLIN };
 	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
-	r = how ? epoll_wait(ep, &ev, 1, 5000) : poll(&pfd, 1, 5000);
+	r = how ? epoll_wait(ep, &ev, 1, 60000) : poll(&pfd, 1, 60000);
 	r = r < 0 ? -errno : r;
 	read(p[0], &c, 1);
 	waitpid(pid, NULL, 0);
