@@ -10,7 +10,8 @@
  * them, the auxiliary vector the loader gave it, and the space's
  * mappings named after what they were made from (vma_names.c).  exe and
  * fd/N, read as links or opened, are the program's file and the
- * guest's descriptor N.
+ * guest's descriptor N; fdinfo/N is the host's account of the file
+ * behind guest descriptor N, told in the guest's terms (fdinfo()).
  *
  * The content is taken when the file is opened and served from a
  * memory file opened read-only, where the kernel reads the
@@ -36,12 +37,24 @@ enum proc_entry {
 	PROC_AUXV,
 	PROC_MAPS,
 	PROC_EXE,
-	PROC_FD, /* fd/N */
+	PROC_FD,     /* fd/N */
+	PROC_FDINFO, /* fdinfo/N */
 };
 
+/* e when name is a descriptor's number (N in *fd), else PROC_NONE. */
+static enum proc_entry fd_entry(const char *name, long *fd, enum proc_entry e)
+{
+	char *end;
+
+	if (*name < '0' || *name > '9')
+		return PROC_NONE;
+	*fd = strtol(name, &end, 10);
+	return *end || *fd >= LX_NFDS ? PROC_NONE : e;
+}
+
 /*
- * The entry of this process that path names, or PROC_NONE; for fd/N,
- * N in *fd.
+ * The entry of this process that path names, or PROC_NONE; for fd/N
+ * and fdinfo/N, N in *fd.
  */
 static enum proc_entry own_entry(const char *path, long *fd)
 {
@@ -69,10 +82,11 @@ static enum proc_entry own_entry(const char *path, long *fd)
 	for (int e = PROC_CMDLINE; e <= PROC_EXE; e++)
 		if (!strcmp(rest, names[e]))
 			return (enum proc_entry)e;
-	if (strncmp(rest, "fd/", 3) || rest[3] < '0' || rest[3] > '9')
-		return PROC_NONE;
-	*fd = strtol(rest + 3, &end, 10);
-	return *end || *fd >= LX_NFDS ? PROC_NONE : PROC_FD;
+	if (!strncmp(rest, "fd/", 3))
+		return fd_entry(rest + 3, fd, PROC_FD);
+	if (!strncmp(rest, "fdinfo/", 7))
+		return fd_entry(rest + 7, fd, PROC_FDINFO);
+	return PROC_NONE;
 }
 
 /*
@@ -120,7 +134,95 @@ static long put_cmdline(struct ua_task *t, int fd)
 	return put_guest(t, fd, p->arg_start, p->env_end, true);
 }
 
-static long fill(struct ua_task *t, int fd, enum proc_entry e)
+/* The lowest guest descriptor on host descriptor h, or -1. */
+static long guest_fd_of(struct ua_task *t, long h)
+{
+	for (long fd = 0; fd < LX_NFDS; fd++) {
+		const struct lx_file *f = ua__lx_file(t, fd);
+
+		if (f && f->kind == LX_FD_HOST && f->host == h)
+			return fd;
+	}
+	return -1;
+}
+
+/*
+ * One line of the host's fdinfo, as the guest's own would read
+ * (fs/proc/fd.c seq_show()): the close-on-exec bit of flags is the
+ * guest descriptor's; an epoll's watched descriptors (tfd, from
+ * ep_show_fdinfo()) are named by the guest's numbers; a signalfd's
+ * eventfd lines give way to its mask (signalfd_show_fdinfo()).
+ */
+static void fdinfo_line(struct ua_task *t, const struct lx_file *f, FILE *out,
+			const char *line)
+{
+	unsigned int flags;
+	int tfd, n = 0;
+
+	if (sscanf(line, "flags: %o", &flags) == 1) {
+		flags &= ~(unsigned int)O_CLOEXEC;
+		fprintf(out, "flags:\t0%o\n",
+			flags | (f->cloexec ? O_CLOEXEC : 0));
+	} else if (sscanf(line, "tfd: %d%n", &tfd, &n) == 1) {
+		fprintf(out, "tfd: %8ld%s", guest_fd_of(t, tfd), line + n);
+	} else if (!f->sfd || strncmp(line, "eventfd-", 8)) {
+		fputs(line, out);
+	}
+}
+
+/*
+ * fdinfo/N: the host's fdinfo of the file behind guest descriptor fd,
+ * put into out line by line.  The monitor's own devices are described
+ * by a fresh open of the host's, with the guest's flags.
+ */
+static long put_fdinfo(struct ua_task *t, int out, long fd)
+{
+	const struct lx_file *f = ua__lx_file(t, fd);
+	char path[40], *line = NULL;
+	size_t cap = 0;
+	FILE *in, *o = NULL;
+	long err = 0;
+	int h, d;
+
+	if (!f)
+		return -ENOENT;
+	h = f->host;
+	if (f->kind != LX_FD_HOST) {
+		h = open(f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero",
+			 (f->flags & (O_ACCMODE | O_APPEND | O_NONBLOCK)) |
+				 O_CLOEXEC);
+		if (h < 0)
+			return -errno;
+	}
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", h);
+	in = fopen(path, "re");
+	d = in ? fcntl(out, F_DUPFD_CLOEXEC, 0) : -1;
+	if (d >= 0 && !(o = fdopen(d, "w")))
+		close(d);
+	if (!o) {
+		err = in ? -ENOMEM : -errno;
+		goto out;
+	}
+	while (getline(&line, &cap, in) > 0)
+		fdinfo_line(t, f, o, line);
+	if (f->sfd)
+		fprintf(o, "sigmask:\t%016llx\n",
+			(unsigned long long)ua__lx_sigfd_mask(lx_proc(t),
+							      f->sfd));
+	if (fflush(o))
+		err = -EIO;
+out:
+	free(line);
+	if (in)
+		fclose(in);
+	if (o)
+		fclose(o);
+	if (h != f->host)
+		close(h);
+	return err;
+}
+
+static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn)
 {
 	struct lx_proc *p = lx_proc(t);
 	size_t len = p->auxv_words * 8;
@@ -134,6 +236,8 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e)
 		return write(fd, p->auxv, len) == (ssize_t)len ? 0 : -errno;
 	case PROC_MAPS:
 		return ua__lx_put_maps(t, fd);
+	case PROC_FDINFO:
+		return put_fdinfo(t, fd, fdn);
 	default:
 		return -EINVAL;
 	}
@@ -255,7 +359,7 @@ long ua__lx_procfs_open(struct ua_task *t, const char *path, int flags)
 	memfd = memfd_create("uaccess-proc", MFD_CLOEXEC);
 	if (memfd < 0)
 		return -errno;
-	err = fill(t, memfd, e);
+	err = fill(t, memfd, e, fd);
 	if (!err)
 		err = read_only(memfd);
 	close(memfd);

@@ -4,7 +4,7 @@
  * /proc/self, /proc/<pid> and /proc/thread-self say what the program
  * was started with; exe and fd/N lead to its file and descriptors; maps
  * names its code, heap, stack and the files it maps, split and moved as
- * the kernel splits and moves vmas.  Run natively and under uarun (with arguments), the
+ * the kernel splits and moves vmas; fdinfo/N describes descriptor N.  Run natively and under uarun (with arguments), the
  * output must be the same; under uarun the host's files would name the
  * monitor.
  */
@@ -16,13 +16,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/auxv.h>
+#include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <unistd.h>
 
 extern char **environ;
 
-/* The whole file at path, its length in *len; NULL if it cannot be read. */
+/*
+ * The whole file at path, its length in *len, and a NUL after it; NULL
+ * if it cannot be read.
+ */
 static char *slurp(const char *path, size_t *len)
 {
 	size_t cap = 4096, n = 0;
@@ -40,6 +46,7 @@ static char *slurp(const char *path, size_t *len)
 			buf = realloc(buf, cap *= 2);
 	}
 	close(fd);
+	buf[n] = 0; /* n < cap: the loop grows buf when it fills */
 	*len = n;
 	return buf;
 }
@@ -305,6 +312,92 @@ static void test_maps(const char *argv0)
 	free(m);
 }
 
+/*
+ * fdinfo/N of one descriptor: the names of its lines in order, pos and
+ * flags, and of an epoll's watched descriptors the number, events and
+ * data (their inode and device differ from run to run).
+ */
+static void show_fdinfo(const char *what, int fd)
+{
+	char path[64], keys[256] = "", *p, *line;
+	long long pos = -1;
+	unsigned int flags = 0, events;
+	unsigned long long data;
+	size_t len;
+	int tfd;
+	char *buf;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	buf = slurp(path, &len);
+	if (!buf) {
+		printf("fdinfo %s: %s\n", what, strerror(errno));
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &p); line;
+	     line = strtok_r(NULL, "\n", &p)) {
+		size_t k = strcspn(line, ":");
+
+		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys),
+			 " %.*s", (int)k, line);
+		sscanf(line, "pos: %lld", &pos);
+		sscanf(line, "flags: %o", &flags);
+		if (sscanf(line, "tfd: %d events: %x data: %llx", &tfd, &events,
+			   &data) == 3)
+			printf("fdinfo %s: tfd %d events %x data %llx\n", what,
+			       tfd, events, data);
+		if (!strncmp(line, "sigmask:", 8))
+			printf("fdinfo %s: %s\n", what, line);
+	}
+	printf("fdinfo %s:%s; pos %lld flags 0%o\n", what, keys, pos, flags);
+	free(buf);
+}
+
+static void test_fdinfo(void)
+{
+	char tmpl[] = "/tmp/uaccess-fdinfo-XXXXXX", path[64], *self;
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 0x1234 };
+	int p[2], fd = mkstemp(tmpl), null, ep, sfd;
+	sigset_t set;
+	size_t len;
+
+	if (fd < 0 || pipe2(p, 0))
+		return;
+	show_fdinfo("pipe read end", p[0]);
+	show_fdinfo("pipe write end", p[1]);
+	fcntl(p[0], F_SETFD, FD_CLOEXEC);
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	show_fdinfo("pipe, cloexec", p[0]);
+	show_fdinfo("pipe, nonblock", p[1]);
+	close(fd);
+	fd = open(tmpl, O_RDWR | O_APPEND | O_CLOEXEC);
+	write(fd, "hello", 5);
+	lseek(fd, 3, SEEK_SET);
+	show_fdinfo("file at 3", fd);
+	null = open("/dev/null", O_WRONLY);
+	show_fdinfo("/dev/null", null);
+	ep = epoll_create1(EPOLL_CLOEXEC);
+	epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev);
+	show_fdinfo("epoll", ep);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sfd = signalfd(-1, &set, SFD_NONBLOCK);
+	show_fdinfo("signalfd", sfd);
+	close(null);
+	show_fdinfo("closed", null);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	self = slurp(path, &len);
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/%d", getpid(), fd);
+	printf("fdinfo by pid: %d\n", self && same(path, self, len));
+	free(self);
+	close(sfd);
+	close(ep);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+	unlink(tmpl);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -315,6 +408,7 @@ int main(int argc, char **argv, char **envp)
 	test_links(argv[0]);
 	test_maps(argv[0]);
 	test_proctitle(argc, argv);
+	test_fdinfo();
 	printf("done\n");
 	return 0;
 }
