@@ -321,51 +321,22 @@ static inline UA_FAST long fast_rw(struct ua_task *t, struct lx_proc *p,
 
 /*
  * sendfile(out, in, NULL, count) from a regular host file to another or
- * to the host's /dev/null: sys_sendfile()'s loop of chunks through the
- * task's buffer, with no guest memory in it.  An offset in guest memory
- * is the full path's.
+ * to the host's /dev/null: the host's sendfile, as sys_sendfile() makes
+ * it.  These files never sleep, and none gives EPIPE.  An offset in
+ * guest memory is the full path's.
  */
-static inline UA_FAST long fast_sendfile(struct ua_task *t, struct lx_proc *p)
+static inline UA_FAST long fast_sendfile(struct lx_proc *p,
+					 struct ua_pt_regs *r)
 {
-	struct ua_pt_regs *r = &t->regs;
 	struct lx_file *out, *in;
-	char *buf = lx_iobuf(t);
-	size_t count = ARG4(r), total = 0;
 
-	if (!buf || ARG3(r))
+	if (ARG3(r))
 		return UA_FAST_DECLINE;
 	out = fast_plain(p, ARG1(r), true);
 	in = out ? fast_plain(p, ARG2(r), false) : NULL;
 	if (!in)
 		return UA_FAST_DECLINE;
-	while (total < count) {
-		size_t want = count - total < LX_CHUNK ? count - total :
-							   LX_CHUNK;
-		long n = fast_intr(t, SYS_read, in->host, (long)buf,
-				   (long)want, 0);
-		long w;
-
-		if (n == -EINTR && !total)
-			return UA_FAST_DECLINE;
-		if (n <= 0) {
-			if (n < 0 && !total)
-				return n;
-			break;
-		}
-		/*
-		 * Not interruptible: these files never sleep, and an EINTR
-		 * here, after the read moved the position, could neither be
-		 * declined nor reach the guest raw.  No EPIPE (and so no
-		 * SIGPIPE) from them either.
-		 */
-		w = fast_host(SYS_write, out->host, (long)buf, n, 0);
-		if (w < 0)
-			return total ? (long)total : w;
-		total += (size_t)w;
-		if (w < n)
-			break;
-	}
-	return (long)total;
+	return fast_host(SYS_sendfile, out->host, in->host, 0, (long)ARG4(r));
 }
 
 /*
@@ -577,7 +548,7 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 		ret = fast_rw(t, p, self, true, true);
 		break;
 	case SYS_sendfile:
-		ret = fast_sendfile(t, p);
+		ret = fast_sendfile(p, &t->regs);
 		break;
 	case SYS_open:
 		ret = fast_open(t, p, self, AT_FDCWD, ARG1(&t->regs),

@@ -286,6 +286,8 @@ UA_HIDDEN long ua__lx_signal_thread(struct ua_task *t, pid_t tid, int sig,
 UA_HIDDEN long ua__lx_signal_group(struct ua_task *t, int sig,
 				   const siginfo_t *info);
 UA_HIDDEN void ua__lx_sender_info(siginfo_t *info, int sig, int code);
+/* sys_file.c: EPIPE's SIGPIPE to the writing thread, as send_sig(). */
+UA_HIDDEN void ua__lx_sigpipe(struct ua_task *t);
 UA_HIDDEN long ua__lx_timer_signal(struct lx_proc *p, struct ua_task *only,
 				   pid_t tid, const siginfo_t *info);
 /* The lock of lx_proc's big, noting its owner (table.c, sys_thread.c). */

@@ -98,11 +98,25 @@ static int file_dup(struct lx_proc *p, const struct lx_file *f,
 	return 0;
 }
 
+/*
+ * The SIGPIPE of a write nobody reads: pipe_write() and the sockets'
+ * send paths send it to the writing thread as any signal (send_sig():
+ * SI_USER from the writer itself), so a program that ignores it gets
+ * the EPIPE alone, and one that blocks it finds it pending.
+ */
+void ua__lx_sigpipe(struct ua_task *t)
+{
+	siginfo_t info;
+
+	ua__lx_sender_info(&info, SIGPIPE, SI_USER);
+	ua__sig_send(t, SIGPIPE, &info, false);
+}
+
 /* A write to a pipe nobody reads: EPIPE and SIGPIPE, as pipe_write(). */
 static long pipe_error(struct ua_task *t, long ret)
 {
 	if (ret == -EPIPE)
-		ua__force_sig(t, SIGPIPE);
+		ua__lx_sigpipe(t);
 	return ret;
 }
 
@@ -796,6 +810,20 @@ static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
 	return poll_end(t, now, ret);
 }
 
+/*
+ * sendfile between two host files: the host's own, which checks and
+ * moves what the guest's kernel would (the offset is the monitor's
+ * copy of the guest's).
+ */
+static long host_sendfile(struct ua_task *t, struct lx_file *out,
+			  struct lx_file *in, off_t *poff, size_t count)
+{
+	long n = ua__host_call(SYS_sendfile, out->host, in->host, (long)poff,
+			       (long)count, 0, 0);
+
+	return n == -EPIPE ? pipe_error(t, n) : n;
+}
+
 /* sendfile between two descriptors: no guest buffer but the offset. */
 static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
 {
@@ -805,13 +833,25 @@ static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
 	char *buf = lx_iobuf(t);
 	size_t count = ARG4(r), total = 0;
 
-	if (!out || !in)
+	if (!out || !in || dev_mode(in, false) || dev_mode(out, true))
 		return -EBADF;
 	if (ARG3(r)) {
 		if (ua_copy_from_user(&off, (void *)ARG3(r), sizeof(off)))
 			return -EFAULT;
 		poff = &off;
 	}
+	/* A signalfd splices neither way (no splice_read, no write). */
+	if (in->sfd || out->sfd)
+		return -EINVAL;
+	if (in->kind == LX_FD_HOST && out->kind == LX_FD_HOST) {
+		long n = host_sendfile(t, out, in, poff, count);
+
+		/* sys_sendfile64() puts the offset back whatever came. */
+		if (poff && ua_copy_to_user((void *)ARG3(r), &off, sizeof(off)))
+			return -EFAULT;
+		return n;
+	}
+	/* The monitor's own devices, through the buffer. */
 	while (total < count) {
 		size_t want = count - total < LX_CHUNK ? count - total :
 							    LX_CHUNK;

@@ -293,7 +293,7 @@ static long sys_sendto(struct ua_task *t, struct ua_pt_regs *r)
 	free(buf);
 	/* The EPIPE a write gives with its SIGPIPE, unless asked not to. */
 	if (ret == -EPIPE && !(ARG4(r) & MSG_NOSIGNAL))
-		ua__force_sig(t, SIGPIPE);
+		ua__lx_sigpipe(t);
 	return ret;
 }
 
@@ -501,7 +501,7 @@ static long do_sendmsg(struct ua_task *t, int fd, uint64_t umsg, int flags,
 		close(rights.host[--rights.n]);
 	msg_free(&m);
 	if (ret == -EPIPE && !(flags & MSG_NOSIGNAL))
-		ua__force_sig(t, SIGPIPE);
+		ua__lx_sigpipe(t);
 	return ret;
 }
 

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -29,6 +33,8 @@ static const char *err_name(int e)
 	case EACCES: return "EACCES";
 	case EINVAL: return "EINVAL";
 	case EPERM: return "EPERM";
+	case EPIPE: return "EPIPE";
+	case EAGAIN: return "EAGAIN";
 	}
 	return "other";
 }
@@ -201,6 +207,114 @@ static void epoll_checks(void)
 	close(ep);
 }
 
+/* One sendfile: its result or error, and where in's position is now. */
+static void show_sendfile(const char *what, int out, int in, off_t *off,
+			  size_t count)
+{
+	ssize_t n = sendfile(out, in, off, count);
+
+	printf("sendfile %s: %zd %s in at %ld", what, n,
+	       n < 0 ? err_name(errno) : "", (long)lseek(in, 0, SEEK_CUR));
+	if (off)
+		printf(" off %ld", (long)*off);
+	printf("\n");
+}
+
+/*
+ * EPIPE's SIGPIPE is an ordinary signal to the writer (send_sig()): with
+ * it ignored the write fails alone, with it blocked it waits pending,
+ * from the writer itself.  Pipes and stream sockets alike.
+ */
+static void sigpipe_checks(void)
+{
+	sigset_t set;
+	siginfo_t si;
+	int p[2], sv[2], r;
+
+	pipe(p);
+	close(p[0]);
+	r = (int)write(p[1], "x", 1);
+	printf("SIGPIPE ignored, write: %d %s\n", r, err_name(errno));
+	sigemptyset(&set);
+	sigaddset(&set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_DFL);
+	r = (int)write(p[1], "x", 1);
+	printf("SIGPIPE blocked, write: %d %s\n", r, err_name(errno));
+	r = sigtimedwait(&set, &si, &(struct timespec){ 0, 0 });
+	printf("  pending: %d code %d from self %d\n", r, si.si_code,
+	       si.si_pid == getpid());
+	socketpair(AF_UNIX, SOCK_STREAM, 0, sv);
+	close(sv[1]);
+	r = (int)send(sv[0], "x", 1, 0);
+	printf("SIGPIPE blocked, send: %d %s\n", r, err_name(errno));
+	r = sigtimedwait(&set, &si, &(struct timespec){ 0, 0 });
+	printf("  pending: %d code %d from self %d\n", r, si.si_code,
+	       si.si_pid == getpid());
+	r = (int)send(sv[0], "x", 1, MSG_NOSIGNAL);
+	printf("MSG_NOSIGNAL, send: %d %s\n", r, err_name(errno));
+	r = sigtimedwait(&set, &si, &(struct timespec){ 0, 0 });
+	printf("  pending: %d %s\n", r, err_name(errno));
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	close(sv[0]);
+	close(p[1]);
+}
+
+/*
+ * sendfile between files, to a pipe, to and from the devices the
+ * monitor serves itself, and its refusals.
+ */
+static void sendfile_checks(void)
+{
+	char buf[64] = "";
+	int src = open("src.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	int dst = open("dst.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	int null = open("/dev/null", O_WRONLY), zero = open("/dev/zero", 0);
+	int p[2], sfd, app;
+	sigset_t set;
+	off_t off = 2;
+
+	write(src, "0123456789", 10);
+	lseek(src, 3, SEEK_SET);
+	show_sendfile("file", dst, src, NULL, 4);
+	show_sendfile("at offset", dst, src, &off, 100);
+	show_sendfile("at the end", dst, src, NULL, 100);
+	printf("sendfile wrote: %zd '%s'\n", pread(dst, buf, 63, 0), buf);
+	lseek(src, 0, SEEK_SET);
+	show_sendfile("to /dev/null", null, src, NULL, 6);
+	show_sendfile("from /dev/zero", dst, zero, NULL, 5);
+	pipe(p);
+	show_sendfile("to a pipe", p[1], src, NULL, 100);
+	memset(buf, 0, sizeof(buf));
+	printf("sendfile piped: %zd '%s'\n", read(p[0], buf, 63), buf);
+	show_sendfile("from a pipe", dst, p[0], NULL, 1);
+	close(p[0]);
+	signal(SIGPIPE, SIG_IGN);
+	show_sendfile("to a broken pipe", p[1], src, NULL, 1);
+	close(p[1]);
+	sigpipe_checks();
+	show_sendfile("from write-only", dst, null, NULL, 1);
+	show_sendfile("bad fd", dst, 77, NULL, 1);
+	app = open("dst.bin", O_WRONLY | O_APPEND);
+	show_sendfile("to O_APPEND", app, src, NULL, 1);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sfd = signalfd(-1, &set, 0);
+	lseek(src, 0, SEEK_SET);
+	show_sendfile("from a signalfd", dst, sfd, NULL, 1);
+	show_sendfile("to a signalfd", sfd, src, NULL, 1);
+	show_sendfile("from /dev/zero to /dev/null", null, zero, NULL, 3);
+	close(sfd);
+	close(app);
+	close(zero);
+	close(null);
+	close(dst);
+	close(src);
+	unlink("src.bin");
+	unlink("dst.bin");
+}
+
 int main(void)
 {
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -278,6 +392,7 @@ int main(void)
 	close(fd);
 	dev_checks();
 	epoll_checks();
+	sendfile_checks();
 	fd = open("map.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
 	map_checks(fd);
 	close(fd);
