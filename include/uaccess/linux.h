@@ -26,7 +26,9 @@ UA_BEGIN_DECLS
  * a dynamic program's interpreter (PT_INTERP) and builds the initial
  * stack (argc, argv, envp, the auxiliary vector) the way the kernel's
  * binfmt_elf does.  Static, static-pie and dynamically linked
- * executables.  Refusals are explained on stderr.
+ * executables.  Refusals are explained on stderr.  The calling thread,
+ * which is to run the task, takes the program's name (PR_SET_NAME: the
+ * last part of @path), as execve names the process after its file.
  *
  * Return: the task, ready for ua_task_run(), or NULL with errno set:
  * ENOENT/EACCES (the file, or a dynamic program's interpreter), EISDIR,
@@ -102,6 +104,8 @@ UA_EXPORT const char *ua_exec_state_path(const struct ua_exec_state *st);
  * keeps: the descriptors without close-on-exec at their numbers, the
  * signal mask, ignored signals and pending signals, resource limits and
  * the real-time interval timer.  Caught signals are back at SIG_DFL.
+ * The calling thread takes the name the guest's execve gave the file,
+ * as ua_task_exec() does.
  *
  * Return: the task, or NULL with errno set as ua_task_exec().
  */

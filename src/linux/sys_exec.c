@@ -414,6 +414,22 @@ int ua__lx_script_target(const char *path)
 	return fd;
 }
 
+/*
+ * begin_new_exec() names the process after the file it runs
+ * (__set_task_comm(kbasename(bprm->filename))): what /proc/<pid>/comm,
+ * stat and status say and ps prints.  The task runs on the calling
+ * thread, so that thread takes the name; the host truncates it to 15
+ * bytes as the kernel does.
+ */
+static struct ua_task *named_after(struct ua_task *t, const char *filename)
+{
+	const char *base = strrchr(filename, '/');
+
+	if (t)
+		prctl(PR_SET_NAME, base ? base + 1 : filename);
+	return t;
+}
+
 struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 			     char *const argv[], char *const envp[],
 			     const struct ua_task_opts *opts)
@@ -438,7 +454,7 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 		t = ua__lx_exec(sp, path, path, abs ? abs : path, argv, envp,
 				opts);
 		free(abs);
-		return t;
+		return named_after(t, path);
 	}
 	b = script_bprm(fd, path, argv, false);
 	if (!b)
@@ -450,7 +466,7 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 	strv_free(&b->argv);
 	close(b->fd);
 	free(b);
-	return t;
+	return named_after(t, path);
 }
 
 /* A growing buffer for the state. */
@@ -997,7 +1013,7 @@ struct ua_task *ua_task_exec_state(struct ua_space *sp,
 		return NULL;
 	}
 	close(st->exe_fd);
-	return t;
+	return named_after(t, st->execfn);
 }
 
 static const struct lx_call calls[] = {

@@ -434,20 +434,37 @@ static long set_tsc(struct ua_task *t, unsigned long mode)
 }
 
 /*
- * The task's name (PR_SET_NAME / PR_GET_NAME), the TSC's mode and the
+ * The thread's name is its host thread's (exec gave it the program's:
+ * sys_exec.c), set and read as kernel/sys.c does: at most 15 bytes of
+ * the string, all 16 of the name back.
+ */
+static long thread_name(bool set, uint64_t uptr)
+{
+	char name[16] = "";
+
+	if (set) {
+		if (ua_strncpy_from_user(name, (const char *)uptr,
+					 sizeof(name) - 1) < 0)
+			return -EFAULT;
+		return prctl(PR_SET_NAME, name) ? -errno : 0;
+	}
+	if (prctl(PR_GET_NAME, name))
+		return -errno;
+	return ua_copy_to_user((void *)uptr, name, sizeof(name)) ? -EFAULT : 0;
+}
+
+/*
+ * The thread's name (PR_SET_NAME / PR_GET_NAME), the TSC's mode and the
  * parent-death signal (the task layer's: src/task/ppid.c).
  */
 static long sys_prctl(struct ua_task *t, struct ua_pt_regs *r)
 {
-	static const char name[16] = "guest";
 	int tsc;
 
 	switch (ARG1(r)) {
 	case PR_SET_NAME:
-		return 0;
 	case PR_GET_NAME:
-		return ua_copy_to_user((void *)ARG2(r), name, sizeof(name)) ?
-			       -EFAULT : 0;
+		return thread_name(ARG1(r) == PR_SET_NAME, ARG2(r));
 	case PR_GET_TSC:
 		tsc = t->tsc_off ? PR_TSC_SIGSEGV : PR_TSC_ENABLE;
 		return ua_put_user(tsc, (int *)ARG2(r));

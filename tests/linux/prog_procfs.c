@@ -20,6 +20,7 @@
 #include <sys/auxv.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
@@ -352,6 +353,32 @@ static void show_fdinfo(const char *what, int fd)
 	free(buf);
 }
 
+/* The name exec gave the process: the file's, at most 15 bytes. */
+static void test_comm(void)
+{
+	char name[17] = "";
+	size_t len;
+	char *comm = slurp("/proc/self/comm", &len);
+	int r;
+
+	prctl(PR_GET_NAME, name);
+	printf("comm: %s", comm ? comm : "(none)\n");
+	printf("PR_GET_NAME: %s\n", name);
+	free(comm);
+	printf("PR_SET_NAME: %d\n",
+	       prctl(PR_SET_NAME, "a name longer than fifteen bytes"));
+	comm = slurp("/proc/thread-self/comm", &len);
+	prctl(PR_GET_NAME, name);
+	printf("renamed: %s %s", name, comm ? comm : "(none)\n");
+	free(comm);
+	errno = 0;
+	r = prctl(PR_SET_NAME, (char *)8);
+	printf("PR_SET_NAME bad pointer: %d %s\n", r, strerror(errno));
+	errno = 0;
+	r = prctl(PR_GET_NAME, (char *)8);
+	printf("PR_GET_NAME bad pointer: %d %s\n", r, strerror(errno));
+}
+
 static void test_fdinfo(void)
 {
 	char tmpl[] = "/tmp/uaccess-fdinfo-XXXXXX", path[64], *self;
@@ -409,6 +436,7 @@ int main(int argc, char **argv, char **envp)
 	test_maps(argv[0]);
 	test_proctitle(argc, argv);
 	test_fdinfo();
+	test_comm();
 	printf("done\n");
 	return 0;
 }
