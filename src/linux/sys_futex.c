@@ -7,8 +7,12 @@
  * a wake (which comes after the waker changed the word) takes the same
  * lock, so no wake-up is lost.  A waiter sleeps on its task's signal
  * condition (ua__lx_wait_done()), so that a signal ends the wait as the
- * kernel's would.  Keys are addresses in the one space of the process:
- * a shared futex is not matched across processes (doc/uarun.md).
+ * kernel's would.  Keys are addresses in the one space of the process.
+ *
+ * A shared futex (no FUTEX_PRIVATE_FLAG) in MAP_SHARED memory may have
+ * waiters and wakers in other processes, each with a monitor of its own:
+ * only the host sees them all, so those calls are the host's futex on
+ * the same address (host_futex()).
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -405,6 +409,102 @@ static void say_unserved(int cmd)
 	ua__write_str(2, msg);
 }
 
+/* Is uaddr in memory the guest mapped MAP_SHARED (vma_names.c)? */
+static bool in_shared_map(struct ua_task *t, uint64_t uaddr)
+{
+	struct lx_proc *p = lx_proc(t);
+	const struct lx_vname *v;
+	bool shared;
+
+	ua__lx_big_lock(p);
+	v = ua__lx_name_at(p, uaddr);
+	shared = v && v->shared;
+	ua__lx_big_unlock(p);
+	return shared;
+}
+
+/*
+ * The host's futex call on guest words, in a window over both (the host
+ * reads and writes them as the guest's kernel would).  The timeout is the
+ * monitor's copy; a wait sleeps in ua__host_call(), which an interrupt
+ * ends.
+ */
+static long host_call_in_window(uint64_t uaddr, uint64_t uaddr2, long op,
+				long val, const void *tmo_or_n, long val3)
+{
+	uint64_t lo = uaddr2 && uaddr2 < uaddr ? uaddr2 : uaddr;
+	uint64_t hi = uaddr2 > uaddr ? uaddr2 : uaddr;
+	long ret;
+
+	if (!ua_user_access_begin((void *)lo, hi - lo + sizeof(uint32_t)))
+		return -EFAULT;
+	ret = ua__host_call(SYS_futex, (long)uaddr, op, val, (long)tmo_or_n,
+			    (long)uaddr2, val3);
+	ua_user_access_end();
+	return ret;
+}
+
+/*
+ * A wait of a shared futex on the host: as futex_wait(), with the same
+ * returns; an interrupt that brought the guest no signal waits again,
+ * until the same deadline (FUTEX_WAIT_BITSET's time is absolute).
+ */
+static long host_futex_wait(struct ua_task *t, uint64_t uaddr, uint32_t val,
+			    const struct timespec *deadline, uint32_t bitset)
+{
+	long ret;
+
+	if (!bitset)
+		return -EINVAL;
+	for (;;) {
+		ret = host_call_in_window(uaddr, 0, FUTEX_WAIT_BITSET, val,
+					  deadline, bitset);
+		if (ret != -EINTR)
+			return ret;
+		if (ua__sig_interrupted(t))
+			return deadline ? -ERESTARTNOHAND : -ERESTARTSYS;
+	}
+}
+
+/*
+ * The calls of a shared futex in MAP_SHARED memory (both words, for the
+ * two-word calls); -ENOSYS for the others, which stay in the monitor.
+ */
+static long host_futex(struct ua_task *t, struct ua_pt_regs *r, int cmd,
+		       const struct timespec *deadline)
+{
+	uint64_t uaddr = ARG1(r), uaddr2 = ARG5(r);
+	long val = (long)(uint32_t)ARG3(r), val3 = (long)(uint32_t)ARG6(r);
+	bool two = cmd == FUTEX_REQUEUE || cmd == FUTEX_CMP_REQUEUE ||
+		   cmd == FUTEX_WAKE_OP;
+	long err;
+
+	if (cmd > FUTEX_WAKE_BITSET || cmd == FUTEX_FD)
+		return -ENOSYS;
+	/* get_futex_key()'s checks first, as the monitor's own calls make. */
+	err = futex_key(uaddr, true);
+	if (!err && two)
+		err = futex_key(uaddr2, true);
+	if (err)
+		return err;
+	if (!in_shared_map(t, uaddr) || (two && !in_shared_map(t, uaddr2)))
+		return -ENOSYS;
+	switch (cmd) {
+	case FUTEX_WAIT:
+		return host_futex_wait(t, uaddr, (uint32_t)val, deadline,
+				       FUTEX_BITSET_MATCH_ANY);
+	case FUTEX_WAIT_BITSET:
+		return host_futex_wait(t, uaddr, (uint32_t)val, deadline,
+				       (uint32_t)val3);
+	case FUTEX_WAKE:
+	case FUTEX_WAKE_BITSET:
+		return host_call_in_window(uaddr, 0, cmd, val, NULL, val3);
+	}
+	/* The fourth argument is a count here, passed as it came. */
+	return host_call_in_window(uaddr, uaddr2, cmd, val,
+				   (const void *)ARG4(r), val3);
+}
+
 static long sys_futex(struct ua_task *t, struct ua_pt_regs *r)
 {
 	int op = (int)ARG2(r);
@@ -427,6 +527,11 @@ static long sys_futex(struct ua_task *t, struct ua_pt_regs *r)
 	if ((op & FUTEX_CLOCK_REALTIME) && cmd != FUTEX_WAIT_BITSET &&
 	    cmd != FUTEX_WAIT_REQUEUE_PI && cmd != FUTEX_LOCK_PI2)
 		return -ENOSYS;
+	if (shared) {
+		err = host_futex(t, r, cmd, dl);
+		if (err != -ENOSYS)
+			return err;
+	}
 	switch (cmd) {
 	case FUTEX_WAIT:
 		return futex_wait(t, ARG1(r), shared, val, dl,

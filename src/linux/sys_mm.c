@@ -140,6 +140,30 @@ static void name_file(struct ua_task *t, uintptr_t addr, size_t len,
 	ua__lx_names_set(lx_proc(t), &v);
 }
 
+/*
+ * Shared anonymous memory (and a shared map of /dev/zero): the host's own
+ * shared mapping at the place do_map() finds, so that a forked child
+ * shares it as the kernel's shmem_zero_setup() pages are shared.
+ */
+static long map_shared_anon(struct ua_task *t, uintptr_t addr, size_t len,
+			    int prot, int flags)
+{
+	long ret = do_map(t, addr, len, PROT_NONE, flags), err;
+
+	if (ret < 0)
+		return ret;
+	ua_unmap(t->sp, (void *)ret, len);
+	err = ua__map_file(t->sp, (uintptr_t)ret, len, prot,
+			   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (err) {
+		ua__lx_names_punch(lx_proc(t), (uintptr_t)ret,
+				   (uintptr_t)ret + len);
+		return err;
+	}
+	name_anon(t, (uintptr_t)ret, len, true);
+	return ret;
+}
+
 static long sys_mmap(struct ua_task *t, struct ua_pt_regs *r)
 {
 	uintptr_t addr = ARG1(r);
@@ -179,12 +203,14 @@ static long sys_mmap(struct ua_task *t, struct ua_pt_regs *r)
 				return -ENODEV;
 		}
 	}
-	if (!f) {
+	if (!f && type == MAP_PRIVATE) {
 		ret = do_map(t, addr, len, prot, flags);
 		if (ret >= 0)
-			name_anon(t, (uintptr_t)ret, len, type != MAP_PRIVATE);
+			name_anon(t, (uintptr_t)ret, len, false);
 		return ret;
 	}
+	if (!f)
+		return map_shared_anon(t, addr, len, prot, flags);
 	/*
 	 * The place as for anonymous memory, then the host's own map of
 	 * the file there: copy-on-write pages of the page cache (private)

@@ -13,7 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <semaphore.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -21,6 +25,10 @@
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
+
+/* include/uapi/linux/futex.h, which musl's headers lack: shared forms. */
+#define FUTEX_WAIT 0
+#define FUTEX_WAKE 1
 
 static volatile sig_atomic_t chld;
 static volatile int chld_code, chld_status;
@@ -608,6 +616,57 @@ static void test_groups(void)
 	printf("  leader: exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : -1);
 }
 
+/*
+ * Shared anonymous memory, and /dev/zero mapped shared, are shared with
+ * a forked child, and so are the futexes in them: the child's sem_post
+ * of a process-shared semaphore ends the parent's sem_timedwait, its
+ * FUTEX_WAKE (no PRIVATE flag) the parent's FUTEX_WAIT.  The child
+ * waits first so the parent sleeps; a lost wake-up times out (10 s).
+ */
+static void test_shared(void)
+{
+	struct shm {
+		sem_t sem;
+		_Atomic uint32_t word;
+		char text[16];
+	} *m = mmap(NULL, sizeof(*m), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	int zfd = open("/dev/zero", O_RDWR), r, st;
+	char *z = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, zfd, 0);
+	struct timespec ts;
+	pid_t pid;
+
+	if (m == MAP_FAILED || z == MAP_FAILED || sem_init(&m->sem, 1, 0))
+		return;
+	pid = fork();
+	if (!pid) {
+		strcpy(m->text, "from child");
+		strcpy(z, "zero shared");
+		usleep(50000);
+		sem_post(&m->sem);
+		usleep(50000);
+		atomic_store(&m->word, 1);
+		syscall(SYS_futex, &m->word, FUTEX_WAKE, 1, NULL, NULL, 0);
+		_exit(0);
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 10;
+	r = sem_timedwait(&m->sem, &ts);
+	printf("shared semaphore: %d '%s' '%s'\n", r, m->text, z);
+	r = 0;
+	while (!atomic_load(&m->word) && !r)
+		r = (int)syscall(SYS_futex, &m->word, FUTEX_WAIT, 0,
+				 &(struct timespec){ 10, 0 }, NULL, 0) &&
+		    errno == ETIMEDOUT;
+	printf("shared futex: word %u timed out %d\n", atomic_load(&m->word),
+	       r);
+	waitpid(pid, &st, 0);
+	sem_destroy(&m->sem);
+	munmap(m, sizeof(*m));
+	munmap(z, 4096);
+	close(zfd);
+}
+
 int main(int argc, char **argv)
 {
 	struct sigaction sa;
@@ -632,6 +691,7 @@ int main(int argc, char **argv)
 	test_pdeath();
 	test_tty();
 	test_vfork();
+	test_shared();
 	test_groups();
 	printf("SIGCHLD seen: %d, last CLD_EXITED %d, status %d\n", chld > 0,
 	       chld_code == CLD_EXITED, chld_status);
