@@ -9,8 +9,10 @@
  */
 #include <fcntl.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -441,15 +443,90 @@ static long sys_pipe2(struct ua_task *t, struct ua_pt_regs *r)
 	return do_pipe2(t, (int *)ARG1(r), (int)ARG2(r));
 }
 
+/*
+ * The kernel's struct flock on x86-64 (include/uapi/asm-generic/
+ * fcntl.h): type, whence, start, len, pid, 32 bytes with the padding.
+ */
+struct lx_flock {
+	int16_t type, whence;
+	int64_t start, len;
+	int32_t pid;
+	int32_t pad;
+};
+
+/*
+ * Record locks (fs/locks.c): the host's, on the host file, with the
+ * guest's struct copied in and, for the queries, out again; a wait for
+ * a lock sleeps in ua__host_call(), which an interrupt ends.  The pids
+ * in them are the host's, which the guest's are.  The monitor's own
+ * devices lock nothing another process could hold: set is granted,
+ * a query finds the range unlocked.
+ */
+static long fcntl_lock(struct lx_file *f, int cmd, uint64_t uarg)
+{
+	bool get = cmd == F_GETLK || cmd == F_OFD_GETLK;
+	struct lx_flock fl;
+	long ret;
+
+	if (ua_copy_from_user(&fl, (const void *)uarg, sizeof(fl)))
+		return -EFAULT;
+	if (f->kind != LX_FD_HOST) {
+		if (fl.type != F_RDLCK && fl.type != F_WRLCK &&
+		    fl.type != F_UNLCK)
+			return -EINVAL;
+		fl.type = F_UNLCK;
+		ret = 0;
+	} else {
+		ret = ua__host_call(SYS_fcntl, f->host, cmd, (long)&fl, 0, 0,
+				    0);
+	}
+	if (!ret && get && ua_copy_to_user((void *)uarg, &fl, sizeof(fl)))
+		return -EFAULT;
+	return ret;
+}
+
+/*
+ * fcntl commands that take an int, or nothing, and act on the open file
+ * alone (pipe size, seals, owner and signal of SIGIO, leases, directory
+ * notification): the host's, on the host file.  -ENOSYS: not one.
+ */
+static long fcntl_int(struct lx_file *f, int cmd, long arg)
+{
+	switch (cmd) {
+	case F_GETPIPE_SZ: case F_SETPIPE_SZ:
+	case F_ADD_SEALS: case F_GET_SEALS:
+	case F_GETOWN: case F_SETOWN: case F_GETSIG: case F_SETSIG:
+	case F_GETLEASE: case F_SETLEASE: case F_NOTIFY:
+		break;
+	default:
+		return -ENOSYS;
+	}
+	/* The monitor's devices are neither pipes, memfds nor regular. */
+	if (f->kind != LX_FD_HOST || f->sfd)
+		return cmd == F_GETPIPE_SZ || cmd == F_SETPIPE_SZ ? -EBADF :
+								      -EINVAL;
+	return ua__host_call(SYS_fcntl, f->host, cmd, arg, 0, 0, 0);
+}
+
 static long sys_fcntl(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct lx_file *f = ua__lx_file(t, (int)ARG1(r)), nf;
 	int cmd = (int)ARG2(r), fd, err;
-	long arg = (long)ARG3(r);
+	long arg = (long)ARG3(r), ret;
 
 	if (!f)
 		return -EBADF;
+	ret = fcntl_int(f, cmd, arg);
+	if (ret != -ENOSYS)
+		return ret;
 	switch (cmd) {
+	case F_GETLK:
+	case F_SETLK:
+	case F_SETLKW:
+	case F_OFD_GETLK:
+	case F_OFD_SETLK:
+	case F_OFD_SETLKW:
+		return fcntl_lock(f, cmd, ARG3(r));
 	case F_DUPFD:
 	case F_DUPFD_CLOEXEC:
 		if (arg < 0 || arg >= lx_nofile(lx_proc(t)))
@@ -478,6 +555,27 @@ static long sys_fcntl(struct ua_task *t, struct ua_pt_regs *r)
 		return fcntl(f->host, F_SETFL, (int)arg) ? -errno : 0;
 	}
 	return -EINVAL;
+}
+
+/*
+ * flock(): the host's lock on the host file (a wait for it sleeps in
+ * ua__host_call()); the monitor's own devices lock nothing another
+ * process could hold.
+ */
+static long sys_flock(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct lx_file *f = ua__lx_file(t, (int)ARG1(r));
+
+	int op = (int)ARG2(r) & ~LOCK_NB;
+
+	if (!f)
+		return -EBADF;
+	if (f->kind != LX_FD_HOST)
+		return op == LOCK_SH || op == LOCK_EX || op == LOCK_UN ?
+			       0 :
+			       -EINVAL;
+	return ua__host_call(SYS_flock, f->host, (long)(int)ARG2(r), 0, 0, 0,
+			     0);
 }
 
 /* How an ioctl's third argument is passed. */
@@ -1099,6 +1197,7 @@ static const struct lx_call calls[] = {
 	{ SYS_pipe, "pipe", sys_pipe, "p" },
 	{ SYS_pipe2, "pipe2", sys_pipe2, "po" },
 	{ SYS_fcntl, "fcntl", sys_fcntl, "fdx" },
+	{ SYS_flock, "flock", sys_flock, "fd" },
 	{ SYS_ioctl, "ioctl", sys_ioctl, "fxp" },
 	{ SYS_poll, "poll", sys_poll, "pud" },
 	{ SYS_ppoll, "ppoll", sys_ppoll, "pupp" },

@@ -388,6 +388,37 @@ static long do_mkdirat(struct ua_task *t, long dfd, uint64_t upath, int mode)
 	return mkdirat(hdfd, path, (mode_t)mode) ? -errno : 0;
 }
 
+/*
+ * mknodat(): the host's, which makes FIFOs, sockets and regular files
+ * for anyone and devices for whom it lets (EPERM without CAP_MKNOD).
+ */
+static long do_mknodat(struct ua_task *t, long dfd, uint64_t upath, int mode,
+		       unsigned int dev)
+{
+	char path[PATH_MAX];
+	int hdfd = AT_FDCWD;
+	long err;
+
+	err = ua__lx_get_path(path, upath);
+	if (!err)
+		err = ua__lx_host_dirfd(t, dfd, &hdfd);
+	if (err)
+		return err;
+	return mknodat(hdfd, path, (mode_t)mode, dev) ? -errno : 0;
+}
+
+static long sys_mknod(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_mknodat(t, AT_FDCWD, ARG1(r), (int)ARG2(r),
+			  (unsigned int)ARG3(r));
+}
+
+static long sys_mknodat(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return do_mknodat(t, (int)ARG1(r), ARG2(r), (int)ARG3(r),
+			  (unsigned int)ARG4(r));
+}
+
 static long sys_mkdir(struct ua_task *t, struct ua_pt_regs *r)
 {
 	return do_mkdirat(t, AT_FDCWD, ARG1(r), (int)ARG2(r));
@@ -718,6 +749,8 @@ static const struct lx_call calls[] = {
 	{ SYS_rmdir, "rmdir", sys_rmdir, "s" },
 	{ SYS_mkdir, "mkdir", sys_mkdir, "so" },
 	{ SYS_mkdirat, "mkdirat", sys_mkdirat, "fso" },
+	{ SYS_mknod, "mknod", sys_mknod, "sox" },
+	{ SYS_mknodat, "mknodat", sys_mknodat, "fsox" },
 	{ SYS_rename, "rename", sys_rename, "ss" },
 	{ SYS_renameat, "renameat", sys_renameat, "fsfs" },
 	{ SYS_renameat2, "renameat2", sys_renameat2, "fsfsx" },

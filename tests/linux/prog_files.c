@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/file.h>
+#include <sys/wait.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
@@ -35,6 +37,7 @@ static const char *err_name(int e)
 	case EPERM: return "EPERM";
 	case EPIPE: return "EPIPE";
 	case EAGAIN: return "EAGAIN";
+	case ENOSYS: return "ENOSYS";
 	}
 	return "other";
 }
@@ -221,6 +224,68 @@ static void show_sendfile(const char *what, int out, int in, off_t *off,
 }
 
 /*
+ * Record locks and flock() are the host's: a child sees the parent's
+ * (with its pid) and cannot take them; pipe sizes; mkfifo.
+ */
+static void lock_checks(void)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+			    .l_start = 0, .l_len = 10 };
+	int fd = open("lock.bin", O_CREAT | O_RDWR | O_TRUNC, 0644), p[2], r;
+	struct stat st;
+	pid_t parent = getpid(), pid;
+
+	printf("F_SETLK: %d\n", fcntl(fd, F_SETLK, &fl));
+	printf("flock: %d\n", flock(fd, LOCK_EX));
+	pid = fork();
+	if (!pid) {
+		int cfd = open("lock.bin", O_RDWR);
+		struct flock q = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				   .l_start = 5, .l_len = 1 };
+
+		r = fcntl(cfd, F_GETLK, &q);
+		printf("child F_GETLK: %d type %s start %ld len %ld parent %d\n",
+		       r, q.l_type == F_WRLCK ? "F_WRLCK" : "other",
+		       (long)q.l_start, (long)q.l_len, q.l_pid == parent);
+		q.l_type = F_RDLCK;
+		r = fcntl(cfd, F_SETLK, &q);
+		printf("child F_SETLK: %d %s\n", r, err_name(errno));
+		q.l_type = F_WRLCK;
+		q.l_pid = 0;
+		r = fcntl(cfd, F_OFD_GETLK, &q);
+		printf("child F_OFD_GETLK: %d type %s parent %d\n", r,
+		       q.l_type == F_WRLCK ? "F_WRLCK" : "other",
+		       q.l_pid == parent);
+		r = flock(cfd, LOCK_EX | LOCK_NB);
+		printf("child flock: %d %s\n", r, err_name(errno));
+		r = flock(cfd, LOCK_SH | LOCK_EX);
+		printf("child flock bad op: %d %s\n", r, err_name(errno));
+		r = fcntl(cfd, F_GETLK, (void *)8);
+		printf("child F_GETLK bad pointer: %d %s\n", r, err_name(errno));
+		_exit(0);
+	}
+	waitpid(pid, NULL, 0);
+	fl.l_type = F_UNLCK;
+	printf("unlock: %d %d\n", fcntl(fd, F_SETLK, &fl), flock(fd, LOCK_UN));
+	close(fd);
+	unlink("lock.bin");
+	pipe(p);
+	printf("F_SETPIPE_SZ: %d\n", fcntl(p[1], F_SETPIPE_SZ, 8192));
+	printf("F_GETPIPE_SZ: %d\n", fcntl(p[0], F_GETPIPE_SZ));
+	fd = open("/dev/null", O_RDONLY);
+	r = fcntl(fd, F_GETPIPE_SZ);
+	printf("F_GETPIPE_SZ /dev/null: %d %s\n", r, err_name(errno));
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+	r = mkfifo("fifo", 0600);
+	printf("mkfifo: %d fifo %d\n", r, !stat("fifo", &st) && S_ISFIFO(st.st_mode));
+	r = mkfifo("fifo", 0600);
+	printf("mkfifo again: %d %s\n", r, err_name(errno));
+	unlink("fifo");
+}
+
+/*
  * EPIPE's SIGPIPE is an ordinary signal to the writer (send_sig()): with
  * it ignored the write fails alone, with it blocked it waits pending,
  * from the writer itself.  Pipes and stream sockets alike.
@@ -393,6 +458,7 @@ int main(void)
 	dev_checks();
 	epoll_checks();
 	sendfile_checks();
+	lock_checks();
 	fd = open("map.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
 	map_checks(fd);
 	close(fd);
