@@ -7,9 +7,11 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
@@ -563,7 +565,69 @@ int ua__lx_brk_init(struct ua_task *t, uintptr_t start)
 	return 0;
 }
 
+/*
+ * get_mempolicy(): the host's answer about the monitor process, which
+ * the guest is, into the monitor's buffers first.  The mask is as many
+ * bytes as maxnode bits round up to in longs (copy_nodes_to_user()),
+ * refused by the host past a page before it writes any.
+ */
+static long sys_get_mempolicy(struct ua_task *t, struct ua_pt_regs *r)
+{
+	uint64_t maxnode = ARG3(r);
+	size_t bytes = maxnode ? (maxnode - 1 + 63) / 64 * 8 : 0;
+	unsigned long *mask = NULL;
+	int mode = 0;
+	long ret;
+
+	(void)t;
+	if (ARG2(r) && bytes > ua__pagesz)
+		bytes = ua__pagesz + 8; /* EINVAL from the host, unwritten */
+	if (ARG2(r) && bytes && !(mask = calloc(1, bytes)))
+		return -ENOMEM;
+	ret = syscall(SYS_get_mempolicy, ARG1(r) ? &mode : NULL,
+		      ARG2(r) ? mask : NULL, maxnode, ARG4(r), ARG5(r));
+	ret = ret ? -errno : 0;
+	if (!ret && ARG1(r) && ua_put_user(mode, (int *)ARG1(r)))
+		ret = -EFAULT;
+	if (!ret && mask && ua_copy_to_user((void *)ARG2(r), mask, bytes))
+		ret = -EFAULT;
+	free(mask);
+	return ret;
+}
+
+/*
+ * set_mempolicy(): the host's, for the thread that runs the task, with
+ * the guest's mask copied in as get_nodes() reads it (maxnode - 1 bits
+ * in longs; past a page of them the host refuses before reading).
+ */
+static long sys_set_mempolicy(struct ua_task *t, struct ua_pt_regs *r)
+{
+	uint64_t maxnode = ARG3(r);
+	size_t bytes = maxnode > 1 ? (maxnode - 1 + 63) / 64 * 8 : 0;
+	unsigned long *mask = NULL;
+	long ret;
+
+	(void)t;
+	if (bytes > ua__pagesz)
+		bytes = 0;
+	if (ARG2(r) && bytes) {
+		mask = malloc(bytes);
+		if (!mask)
+			return -ENOMEM;
+		if (ua_copy_from_user(mask, (const void *)ARG2(r), bytes)) {
+			free(mask);
+			return -EFAULT;
+		}
+	}
+	ret = syscall(SYS_set_mempolicy, (int)ARG1(r),
+		      mask ? mask : (void *)ARG2(r), maxnode);
+	free(mask);
+	return ret ? -errno : 0;
+}
+
 static const struct lx_call calls[] = {
+	{ SYS_set_mempolicy, "set_mempolicy", sys_set_mempolicy, "dpu" },
+	{ SYS_get_mempolicy, "get_mempolicy", sys_get_mempolicy, "ppupx" },
 	{ SYS_brk, "brk", sys_brk, "p" },
 	{ SYS_mmap, "mmap", sys_mmap, "puxxfx" },
 	{ SYS_munmap, "munmap", sys_munmap, "pu" },

@@ -5,12 +5,14 @@
  * same.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -47,6 +49,29 @@ static uint64_t sum(const unsigned char *p, size_t n)
 	return s;
 }
 
+/*
+ * The memory policy calls numactl and procps make: the host's, for
+ * this process (include/uapi/linux/mempolicy.h: MPOL_DEFAULT 0,
+ * MPOL_F_MEMS_ALLOWED 4).
+ */
+static void mempolicy(void)
+{
+	unsigned long mask[2] = { 0, 0 }, allowed[2] = { 0, 0 };
+	int mode = -1;
+	long r;
+
+	r = syscall(SYS_get_mempolicy, &mode, mask, 128, NULL, 0);
+	printf("get_mempolicy: %ld mode %d mask %lx\n", r, mode, mask[0]);
+	r = syscall(SYS_get_mempolicy, NULL, allowed, 128, NULL, 4);
+	printf("mems allowed: %ld node 0 %d\n", r, (int)(allowed[0] & 1));
+	printf("set_mempolicy: %ld\n",
+	       syscall(SYS_set_mempolicy, 0, NULL, 0));
+	r = syscall(SYS_get_mempolicy, (int *)8, NULL, 0, NULL, 0);
+	printf("get_mempolicy bad pointer: %ld %d\n", r, errno == EFAULT);
+	r = syscall(SYS_set_mempolicy, 99, NULL, 0);
+	printf("set_mempolicy bad mode: %ld %d\n", r, errno == EINVAL);
+}
+
 int main(void)
 {
 	size_t big = (size_t)64 << 20;
@@ -73,6 +98,7 @@ int main(void)
 		small[(size_t)i * 37 - 1] = (char)i;
 	}
 	printf("realloc small: %d\n", small[36999] == (char)1000);
+	mempolicy();
 	free(small);
 	p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
