@@ -1078,6 +1078,76 @@ void ua__lx_host_fd_put(struct ua_task *t, long fd, int host)
 		__ret;                                              \
 	})
 
+static long sys_fallocate(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return ON_HOST_FD(t, r,
+			  fallocate(__h, (int)ARG2(r), (off_t)ARG3(r),
+				    (off_t)ARG4(r)));
+}
+
+/*
+ * splice() and tee() between host descriptors (the pipes they need are
+ * the host's), offsets through the monitor's copies as copy_file_range
+ * does; a wait for a pipe sleeps in ua__host_call().
+ */
+static long sys_splice(struct ua_task *t, struct ua_pt_regs *r)
+{
+	loff_t in_off, out_off, *pin, *pout;
+	int hin, hout;
+	long ret;
+
+	ret = get_off(ARG2(r), &in_off, &pin);
+	if (!ret)
+		ret = get_off(ARG4(r), &out_off, &pout);
+	if (ret)
+		return ret;
+	hin = ua__lx_host_fd_get(t, (int)ARG1(r));
+	if (hin < 0)
+		return hin;
+	hout = ua__lx_host_fd_get(t, (int)ARG3(r));
+	if (hout < 0) {
+		ua__lx_host_fd_put(t, (int)ARG1(r), hin);
+		return hout;
+	}
+	ret = ua__host_call(SYS_splice, hin, (long)pin, hout, (long)pout,
+			    (long)ARG5(r), (long)(unsigned int)ARG6(r));
+	ua__lx_host_fd_put(t, (int)ARG3(r), hout);
+	ua__lx_host_fd_put(t, (int)ARG1(r), hin);
+	if (ret == -EPIPE)
+		ua__lx_sigpipe(t);
+	if (ret < 0)
+		return ret;
+	/* __do_splice(): the offsets go back after a transfer. */
+	if (pin && ua_copy_to_user((void *)ARG2(r), &in_off, sizeof(in_off)))
+		return -EFAULT;
+	if (pout &&
+	    ua_copy_to_user((void *)ARG4(r), &out_off, sizeof(out_off)))
+		return -EFAULT;
+	return ret;
+}
+
+static long sys_tee(struct ua_task *t, struct ua_pt_regs *r)
+{
+	int hin, hout;
+	long ret;
+
+	hin = ua__lx_host_fd_get(t, (int)ARG1(r));
+	if (hin < 0)
+		return hin;
+	hout = ua__lx_host_fd_get(t, (int)ARG2(r));
+	if (hout < 0) {
+		ua__lx_host_fd_put(t, (int)ARG1(r), hin);
+		return hout;
+	}
+	ret = ua__host_call(SYS_tee, hin, hout, (long)ARG3(r),
+			    (long)(unsigned int)ARG4(r), 0, 0);
+	ua__lx_host_fd_put(t, (int)ARG2(r), hout);
+	ua__lx_host_fd_put(t, (int)ARG1(r), hin);
+	if (ret == -EPIPE)
+		ua__lx_sigpipe(t);
+	return ret;
+}
+
 static long sys_fsync(struct ua_task *t, struct ua_pt_regs *r)
 {
 	return ON_HOST_FD(t, r, fsync(__h));
@@ -1198,6 +1268,9 @@ static const struct lx_call calls[] = {
 	{ SYS_pipe2, "pipe2", sys_pipe2, "po" },
 	{ SYS_fcntl, "fcntl", sys_fcntl, "fdx" },
 	{ SYS_flock, "flock", sys_flock, "fd" },
+	{ SYS_fallocate, "fallocate", sys_fallocate, "fddd" },
+	{ SYS_splice, "splice", sys_splice, "fpfpux" },
+	{ SYS_tee, "tee", sys_tee, "ffux" },
 	{ SYS_ioctl, "ioctl", sys_ioctl, "fxp" },
 	{ SYS_poll, "poll", sys_poll, "pud" },
 	{ SYS_ppoll, "ppoll", sys_ppoll, "pupp" },

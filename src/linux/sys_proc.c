@@ -326,6 +326,87 @@ static long sys_sched_getaffinity(struct ua_task *t, struct ua_pt_regs *r)
 }
 
 /*
+ * The scheduling policy and its parameters (kernel/sched/syscalls.c):
+ * the host's for the monitor's thread, which is the guest's, as
+ * sched_getaffinity() is; struct sched_param is one int.  The kernel
+ * refuses a negative pid (EINVAL) before it looks for the task (ESRCH).
+ */
+static long sched_call(struct ua_task *t, long nr, long pid, long a2,
+		       uint64_t uparam, bool in, bool out)
+{
+	int param = 0;
+	long ret;
+
+	if (pid < 0)
+		return -EINVAL;
+	if (in && ua_get_user(param, (const int *)uparam))
+		return -EFAULT;
+	if (!own_pid(t, (pid_t)pid))
+		return -ESRCH;
+	ret = nr == SYS_sched_getscheduler ? syscall(nr, 0) :
+	      nr == SYS_sched_setscheduler ? syscall(nr, 0, a2, &param) :
+					     syscall(nr, 0, &param);
+	if (ret < 0)
+		return -errno;
+	if (out && ua_put_user(param, (int *)uparam))
+		return -EFAULT;
+	return ret;
+}
+
+static long sys_sched_getscheduler(struct ua_task *t, struct ua_pt_regs *r)
+{
+	return sched_call(t, SYS_sched_getscheduler, (int)ARG1(r), 0, 0,
+			  false, false);
+}
+
+static long sys_sched_setscheduler(struct ua_task *t, struct ua_pt_regs *r)
+{
+	if (!ARG3(r) || (int)ARG1(r) < 0)
+		return -EINVAL;
+	return sched_call(t, SYS_sched_setscheduler, (int)ARG1(r),
+			  (int)ARG2(r), ARG3(r), true, false);
+}
+
+static long sys_sched_getparam(struct ua_task *t, struct ua_pt_regs *r)
+{
+	if (!ARG2(r) || (int)ARG1(r) < 0)
+		return -EINVAL;
+	return sched_call(t, SYS_sched_getparam, (int)ARG1(r), 0, ARG2(r),
+			  false, true);
+}
+
+static long sys_sched_setparam(struct ua_task *t, struct ua_pt_regs *r)
+{
+	if (!ARG2(r) || (int)ARG1(r) < 0)
+		return -EINVAL;
+	return sched_call(t, SYS_sched_setparam, (int)ARG1(r), 0, ARG2(r),
+			  true, false);
+}
+
+/* The priority range of a policy: the host's, no task involved. */
+static long sys_sched_priority(struct ua_task *t, struct ua_pt_regs *r)
+{
+	long ret = syscall(r->orig_rax, (int)ARG1(r));
+
+	(void)t;
+	return ret < 0 ? -errno : ret;
+}
+
+static long sys_sched_rr_get_interval(struct ua_task *t, struct ua_pt_regs *r)
+{
+	struct timespec ts;
+
+	if ((int)ARG1(r) < 0)
+		return -EINVAL;
+	if (!own_pid(t, (pid_t)ARG1(r)))
+		return -ESRCH;
+	if (syscall(SYS_sched_rr_get_interval, 0, &ts))
+		return -errno;
+	return ua_copy_to_user((void *)ARG2(r), &ts, sizeof(ts)) ? -EFAULT :
+								   0;
+}
+
+/*
  * getpriority()/setpriority() (kernel/sys.c): PRIO_PROCESS of the
  * guest's own pid is the monitor's thread; another pid is no process of
  * the guest's.  Process groups and users are the host's, as they are
@@ -549,6 +630,18 @@ static const struct lx_call calls[] = {
 	{ SYS_umask, "umask", sys_umask, "o" },
 	{ SYS_getrusage, "getrusage", sys_getrusage, "dp" },
 	{ SYS_times, "times", sys_times, "p" },
+	{ SYS_sched_getscheduler, "sched_getscheduler",
+	  sys_sched_getscheduler, "d" },
+	{ SYS_sched_setscheduler, "sched_setscheduler",
+	  sys_sched_setscheduler, "ddp" },
+	{ SYS_sched_getparam, "sched_getparam", sys_sched_getparam, "dp" },
+	{ SYS_sched_setparam, "sched_setparam", sys_sched_setparam, "dp" },
+	{ SYS_sched_get_priority_max, "sched_get_priority_max",
+	  sys_sched_priority, "d" },
+	{ SYS_sched_get_priority_min, "sched_get_priority_min",
+	  sys_sched_priority, "d" },
+	{ SYS_sched_rr_get_interval, "sched_rr_get_interval",
+	  sys_sched_rr_get_interval, "dp" },
 	{ SYS_sched_getaffinity, "sched_getaffinity", sys_sched_getaffinity,
 	  "dup" },
 	{ SYS_getpriority, "getpriority", sys_getpriority, "dd" },

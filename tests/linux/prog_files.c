@@ -38,6 +38,7 @@ static const char *err_name(int e)
 	case EPIPE: return "EPIPE";
 	case EAGAIN: return "EAGAIN";
 	case ENOSYS: return "ENOSYS";
+	case ENODEV: return "ENODEV";
 	}
 	return "other";
 }
@@ -232,6 +233,7 @@ static void lock_checks(void)
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
 			    .l_start = 0, .l_len = 10 };
 	int fd = open("lock.bin", O_CREAT | O_RDWR | O_TRUNC, 0644), p[2], r;
+	char buf[16];
 	struct stat st;
 	pid_t parent = getpid(), pid;
 
@@ -278,6 +280,34 @@ static void lock_checks(void)
 	close(fd);
 	close(p[0]);
 	close(p[1]);
+	fd = open("alloc.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
+	r = fallocate(fd, 0, 0, 8192);
+	printf("fallocate: %d size %ld\n", r, (long)lseek(fd, 0, SEEK_END));
+	pipe(p);
+	write(p[1], "spliced", 7);
+	int q[2];
+
+	pipe(q);
+	r = (int)tee(p[0], q[1], 3, SPLICE_F_NONBLOCK);
+	memset(buf, 0, sizeof(buf));
+	printf("tee: %d '%.*s'\n", r, (int)read(q[0], buf, 15), buf);
+	r = (int)tee(p[0], p[1], 3, 0);
+	printf("tee to itself: %d %s\n", r, err_name(errno));
+	close(q[0]);
+	close(q[1]);
+	loff_t off = 100;
+	r = (int)splice(p[0], NULL, fd, &off, 10, 0);
+	printf("splice: %d off %ld\n", r, (long)off);
+	memset(buf, 0, sizeof(buf));
+	printf("spliced: '%s'\n", pread(fd, buf, 10, 100) > 0 ? buf : "");
+	r = (int)splice(p[0], NULL, fd, (loff_t *)8, 1, 0);
+	printf("splice bad offset: %d %s\n", r, err_name(errno));
+	r = fallocate(p[0], 0, 0, 10);
+	printf("fallocate pipe: %d %s\n", r, err_name(errno));
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+	unlink("alloc.bin");
 	r = mkfifo("fifo", 0600);
 	printf("mkfifo: %d fifo %d\n", r, !stat("fifo", &st) && S_ISFIFO(st.st_mode));
 	r = mkfifo("fifo", 0600);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sched.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -72,6 +73,33 @@ static void mempolicy(void)
 	printf("set_mempolicy bad mode: %ld %d\n", r, errno == EINVAL);
 }
 
+/* The scheduling calls: this thread's policy, the ranges, the refusals. */
+static void sched_calls(void)
+{
+	struct sched_param sp = { .sched_priority = 7 };
+	struct timespec ts;
+	long r;
+
+	printf("sched_getscheduler: %d\n", sched_getscheduler(0));
+	r = sched_getparam(0, &sp);
+	printf("sched_getparam: %ld priority %d\n", r, sp.sched_priority);
+	printf("sched_setscheduler: %d\n",
+	       sched_setscheduler(0, SCHED_OTHER, &sp));
+	printf("sched_setparam: %d\n", sched_setparam(getpid(), &sp));
+	printf("priority range FIFO: %d..%d\n",
+	       sched_get_priority_min(SCHED_FIFO),
+	       sched_get_priority_max(SCHED_FIFO));
+	printf("sched_rr_get_interval: %d\n", sched_rr_get_interval(0, &ts));
+	r = syscall(SYS_sched_getscheduler, -1);
+	printf("sched_getscheduler -1: %ld %d\n", r, errno == EINVAL);
+	r = syscall(SYS_sched_getparam, 0, NULL);
+	printf("sched_getparam NULL: %ld %d\n", r, errno == EINVAL);
+	r = syscall(SYS_sched_getparam, 0, (void *)8);
+	printf("sched_getparam bad pointer: %ld %d\n", r, errno == EFAULT);
+	r = syscall(SYS_sched_setscheduler, 0, 77, &sp);
+	printf("sched_setscheduler bad policy: %ld %d\n", r, errno == EINVAL);
+}
+
 int main(void)
 {
 	size_t big = (size_t)64 << 20;
@@ -99,6 +127,7 @@ int main(void)
 	}
 	printf("realloc small: %d\n", small[36999] == (char)1000);
 	mempolicy();
+	sched_calls();
 	free(small);
 	p = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
