@@ -909,29 +909,21 @@ static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
 }
 
 /*
- * sendfile between two host files: the host's own, which checks and
- * moves what the guest's kernel would (the offset is the monitor's
- * copy of the guest's).
+ * sendfile between two descriptors: the host's, on the host descriptors
+ * or, for the monitor's /dev/null and /dev/zero, the host's device nodes
+ * opened as the guest's are (what the guest's descriptors are natively),
+ * so each file's splice methods are the host kernel's own (a kernel whose
+ * /dev/zero cannot be spliced from gives its EINVAL).
  */
-static long host_sendfile(struct ua_task *t, struct lx_file *out,
-			  struct lx_file *in, off_t *poff, size_t count)
-{
-	long n = ua__host_call(SYS_sendfile, out->host, in->host, (long)poff,
-			       (long)count, 0, 0);
-
-	return n == -EPIPE ? pipe_error(t, n) : n;
-}
-
-/* sendfile between two descriptors: no guest buffer but the offset. */
 static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
 {
 	struct lx_file *out = ua__lx_file(t, (int)ARG1(r));
 	struct lx_file *in = ua__lx_file(t, (int)ARG2(r));
 	off_t off, *poff = NULL;
-	char *buf = lx_iobuf(t);
-	size_t count = ARG4(r), total = 0;
+	int hin, hout;
+	long n;
 
-	if (!out || !in || dev_mode(in, false) || dev_mode(out, true))
+	if (!out || !in)
 		return -EBADF;
 	if (ARG3(r)) {
 		if (ua_copy_from_user(&off, (void *)ARG3(r), sizeof(off)))
@@ -941,49 +933,24 @@ static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
 	/* A signalfd splices neither way (no splice_read, no write). */
 	if (in->sfd || out->sfd)
 		return -EINVAL;
-	if (in->kind == LX_FD_HOST && out->kind == LX_FD_HOST) {
-		long n = host_sendfile(t, out, in, poff, count);
-
-		/* sys_sendfile64() puts the offset back whatever came. */
-		if (poff && ua_copy_to_user((void *)ARG3(r), &off, sizeof(off)))
-			return -EFAULT;
-		return n;
+	hin = ua__lx_host_fd_get(t, (int)ARG2(r));
+	if (hin < 0)
+		return hin;
+	hout = ua__lx_host_fd_get(t, (int)ARG1(r));
+	if (hout < 0) {
+		ua__lx_host_fd_put(t, (int)ARG2(r), hin);
+		return hout;
 	}
-	/* The monitor's own devices, through the buffer. */
-	while (total < count) {
-		size_t want = count - total < LX_CHUNK ? count - total :
-							    LX_CHUNK;
-		ssize_t n, w;
-
-		if (in->kind == LX_FD_NULL)
-			n = 0;
-		else if (in->kind == LX_FD_ZERO)
-			n = (ssize_t)want, memset(buf, 0, want);
-		else
-			n = host_rw(false, in->host, buf, want, poff, 0);
-		if (n <= 0) {
-			if (n < 0 && !total)
-				return -errno;
-			break;
-		}
-		if (out->kind == LX_FD_HOST)
-			w = host_rw(true, out->host, buf, (size_t)n, NULL, 0);
-		else
-			w = n;
-		if (w < 0) {
-			if (total)
-				break;
-			return pipe_error(t, -(long)errno);
-		}
-		if (poff)
-			*poff += w;
-		total += (size_t)w;
-		if (w < n)
-			break;
-	}
+	n = ua__host_call(SYS_sendfile, hout, hin, (long)poff,
+			  (long)ARG4(r), 0, 0);
+	ua__lx_host_fd_put(t, (int)ARG1(r), hout);
+	ua__lx_host_fd_put(t, (int)ARG2(r), hin);
+	if (n == -EPIPE)
+		ua__lx_sigpipe(t);
+	/* sys_sendfile64() puts the offset back whatever came. */
 	if (poff && ua_copy_to_user((void *)ARG3(r), &off, sizeof(off)))
 		return -EFAULT;
-	return (long)total;
+	return n;
 }
 
 /* An optional loff_t of the guest: read into *v, pointing *pv at it. */
