@@ -909,6 +909,32 @@ static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
 }
 
 /*
+ * The host descriptors of a call between two guest descriptors (sendfile,
+ * copy_file_range, splice, tee): ua__lx_host_fd_get() of each, the first
+ * released again if the second fails.  0 or -errno.
+ */
+static long host_fds_get(struct ua_task *t, int in, int out, int *hin,
+			 int *hout)
+{
+	*hin = ua__lx_host_fd_get(t, in);
+	if (*hin < 0)
+		return *hin;
+	*hout = ua__lx_host_fd_get(t, out);
+	if (*hout < 0) {
+		ua__lx_host_fd_put(t, in, *hin);
+		return *hout;
+	}
+	return 0;
+}
+
+static void host_fds_put(struct ua_task *t, int in, int out, int hin,
+			 int hout)
+{
+	ua__lx_host_fd_put(t, out, hout);
+	ua__lx_host_fd_put(t, in, hin);
+}
+
+/*
  * sendfile between two descriptors: the host's, on the host descriptors
  * or, for the monitor's /dev/null and /dev/zero, the host's device nodes
  * opened as the guest's are (what the guest's descriptors are natively),
@@ -933,18 +959,12 @@ static long sys_sendfile(struct ua_task *t, struct ua_pt_regs *r)
 	/* A signalfd splices neither way (no splice_read, no write). */
 	if (in->sfd || out->sfd)
 		return -EINVAL;
-	hin = ua__lx_host_fd_get(t, (int)ARG2(r));
-	if (hin < 0)
-		return hin;
-	hout = ua__lx_host_fd_get(t, (int)ARG1(r));
-	if (hout < 0) {
-		ua__lx_host_fd_put(t, (int)ARG2(r), hin);
-		return hout;
-	}
+	n = host_fds_get(t, (int)ARG2(r), (int)ARG1(r), &hin, &hout);
+	if (n)
+		return n;
 	n = ua__host_call(SYS_sendfile, hout, hin, (long)poff,
 			  (long)ARG4(r), 0, 0);
-	ua__lx_host_fd_put(t, (int)ARG1(r), hout);
-	ua__lx_host_fd_put(t, (int)ARG2(r), hin);
+	host_fds_put(t, (int)ARG2(r), (int)ARG1(r), hin, hout);
 	if (n == -EPIPE)
 		ua__lx_sigpipe(t);
 	/* sys_sendfile64() puts the offset back whatever came. */
@@ -981,20 +1001,14 @@ static long sys_copy_file_range(struct ua_task *t, struct ua_pt_regs *r)
 		ret = get_off(ARG4(r), &out_off, &pout);
 	if (ret)
 		return ret;
-	hin = ua__lx_host_fd_get(t, (int)ARG1(r));
-	if (hin < 0)
-		return hin;
-	hout = ua__lx_host_fd_get(t, (int)ARG3(r));
-	if (hout < 0) {
-		ua__lx_host_fd_put(t, (int)ARG1(r), hin);
-		return hout;
-	}
+	ret = host_fds_get(t, (int)ARG1(r), (int)ARG3(r), &hin, &hout);
+	if (ret)
+		return ret;
 	ret = copy_file_range(hin, pin, hout, pout, ARG5(r),
 			      (unsigned int)ARG6(r));
 	if (ret < 0)
 		ret = -errno;
-	ua__lx_host_fd_put(t, (int)ARG3(r), hout);
-	ua__lx_host_fd_put(t, (int)ARG1(r), hin);
+	host_fds_put(t, (int)ARG1(r), (int)ARG3(r), hin, hout);
 	if (ret >= 0 && pin &&
 	    ua_copy_to_user((void *)ARG2(r), &in_off, sizeof(in_off)))
 		return -EFAULT;
@@ -1068,18 +1082,12 @@ static long sys_splice(struct ua_task *t, struct ua_pt_regs *r)
 		ret = get_off(ARG4(r), &out_off, &pout);
 	if (ret)
 		return ret;
-	hin = ua__lx_host_fd_get(t, (int)ARG1(r));
-	if (hin < 0)
-		return hin;
-	hout = ua__lx_host_fd_get(t, (int)ARG3(r));
-	if (hout < 0) {
-		ua__lx_host_fd_put(t, (int)ARG1(r), hin);
-		return hout;
-	}
+	ret = host_fds_get(t, (int)ARG1(r), (int)ARG3(r), &hin, &hout);
+	if (ret)
+		return ret;
 	ret = ua__host_call(SYS_splice, hin, (long)pin, hout, (long)pout,
 			    (long)ARG5(r), (long)(unsigned int)ARG6(r));
-	ua__lx_host_fd_put(t, (int)ARG3(r), hout);
-	ua__lx_host_fd_put(t, (int)ARG1(r), hin);
+	host_fds_put(t, (int)ARG1(r), (int)ARG3(r), hin, hout);
 	if (ret == -EPIPE)
 		ua__lx_sigpipe(t);
 	if (ret < 0)
@@ -1098,18 +1106,12 @@ static long sys_tee(struct ua_task *t, struct ua_pt_regs *r)
 	int hin, hout;
 	long ret;
 
-	hin = ua__lx_host_fd_get(t, (int)ARG1(r));
-	if (hin < 0)
-		return hin;
-	hout = ua__lx_host_fd_get(t, (int)ARG2(r));
-	if (hout < 0) {
-		ua__lx_host_fd_put(t, (int)ARG1(r), hin);
-		return hout;
-	}
+	ret = host_fds_get(t, (int)ARG1(r), (int)ARG2(r), &hin, &hout);
+	if (ret)
+		return ret;
 	ret = ua__host_call(SYS_tee, hin, hout, (long)ARG3(r),
 			    (long)(unsigned int)ARG4(r), 0, 0);
-	ua__lx_host_fd_put(t, (int)ARG2(r), hout);
-	ua__lx_host_fd_put(t, (int)ARG1(r), hin);
+	host_fds_put(t, (int)ARG1(r), (int)ARG2(r), hin, hout);
 	if (ret == -EPIPE)
 		ua__lx_sigpipe(t);
 	return ret;
