@@ -550,6 +550,49 @@ void ua__lx_free(struct ua_task *t)
  * after the program, where the heap would otherwise start.
  */
 #define LX_MAX_SHNUM 4096
+#define LX_MAX_SHSTRTAB ((size_t)1 << 20)
+
+/*
+ * .eh_frame, found by name (its type is plain PROGBITS): the function
+ * starts in it let the patch trap decode a few functions instead of
+ * sweeping a whole section.  The table is read from the space when a
+ * site first needs it.
+ */
+static void unwind_section(struct ua_task *t, const struct elf_image *im,
+			   const Elf64_Shdr *sh, size_t n)
+{
+	static const char name[] = ".eh_frame";
+	const Elf64_Shdr *st;
+	char *names;
+
+	if (im->eh.e_shstrndx >= n)
+		return;
+	st = &sh[im->eh.e_shstrndx];
+	if (st->sh_type != SHT_STRTAB || !st->sh_size ||
+	    st->sh_size > LX_MAX_SHSTRTAB || st->sh_offset > (uint64_t)im->size ||
+	    st->sh_size > (uint64_t)im->size - st->sh_offset)
+		return;
+	names = malloc(st->sh_size + 1);
+	if (!names)
+		return;
+	if (read_full(im->fd, names, st->sh_size, (off_t)st->sh_offset))
+		goto out;
+	names[st->sh_size] = 0;
+	for (size_t i = 0; i < n; i++) {
+		const Elf64_Shdr *s = &sh[i];
+
+		if (s->sh_type != SHT_PROGBITS || !(s->sh_flags & SHF_ALLOC) ||
+		    s->sh_name >= st->sh_size ||
+		    strcmp(names + s->sh_name, name) || !s->sh_size ||
+		    s->sh_addr < im->lo || s->sh_addr > im->hi ||
+		    s->sh_size > im->hi - s->sh_addr)
+			continue;
+		ua__patch_add_unwind(t, s->sh_addr + im->bias, s->sh_size);
+		break;
+	}
+out:
+	free(names);
+}
 
 static void code_sections(struct ua_task *t, const struct elf_image *im,
 			  uintptr_t area)
@@ -567,6 +610,7 @@ static void code_sections(struct ua_task *t, const struct elf_image *im,
 	if (!sh)
 		return;
 	if (!read_full(im->fd, sh, n * sizeof(*sh), (off_t)eh->e_shoff)) {
+		unwind_section(t, im, sh, n);
 		for (size_t i = 0; i < n; i++) {
 			const Elf64_Shdr *s = &sh[i];
 			uint64_t want = SHF_ALLOC | SHF_EXECINSTR;

@@ -243,6 +243,7 @@ enum ua__patch_why {
 	UA_PATCH_WHY_FAILED,     /* memory or a write failed */
 	UA_PATCH_WHY_NO_HOLE,    /* short, and no hole a jmp rel8 reaches */
 	UA_PATCH_WHY_WAIT,       /* its section's traps do not pay a sweep yet */
+	UA_PATCH_WHY_ONCE,       /* trapped once; a second trap patches it */
 	UA_PATCH_WHY_INSN = 16,
 };
 UA_HIDDEN const char *ua__patch_why_str(unsigned int why);
@@ -274,6 +275,12 @@ UA_HIDDEN bool ua__rewrite_int3(struct ua_task *t, const siginfo_t *info);
 UA_HIDDEN void ua__rewrite_after_fork(void);
 UA_HIDDEN void ua__patch_set_area(struct ua_task *t, uint64_t start,
 				  uint64_t len);
+/* The program's .eh_frame, whose function starts spare a full sweep. */
+UA_HIDDEN void ua__patch_add_unwind(struct ua_task *t, uint64_t start,
+				    uint64_t len);
+/* src/task/eh_frame.c */
+UA_HIDDEN long ua__eh_frame_starts(const uint8_t *eh, size_t len,
+				   uint64_t vaddr, uint64_t **out);
 UA_HIDDEN void ua__patch_forget(struct ua_task *t, uint64_t start,
 				uint64_t len);
 /* Bytes of space the loader reserves for trampolines. */

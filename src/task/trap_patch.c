@@ -93,6 +93,7 @@ struct patch_code {
 	size_t nholes;
 	uint64_t traps; /* through sud before its sweep (ski rental) */
 	bool swept, failed;
+	bool changed; /* since loaded: the unwind table's starts are stale */
 };
 
 /*
@@ -116,6 +117,11 @@ struct ua__patch {
 	struct patch_slot *slots;
 	struct patch_code code[MAX_CODE];
 	size_t ncode;
+	/* The program's .eh_frame, and the function starts it gives. */
+	uint64_t eh_addr, eh_len;
+	uint64_t *fn;
+	size_t nfn;
+	bool fn_read;
 	pthread_mutex_t lock;
 };
 
@@ -154,6 +160,16 @@ int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len)
 		return -ENOSPC;
 	p->code[p->ncode++] = (struct patch_code){ .start = start, .len = len };
 	return 0;
+}
+
+void ua__patch_add_unwind(struct ua_task *t, uint64_t start, uint64_t len)
+{
+	struct ua__patch *p = patch_of(t);
+
+	if (!p || p->eh_len)
+		return;
+	p->eh_addr = start;
+	p->eh_len = len;
 }
 
 void ua__patch_set_area(struct ua_task *t, uint64_t start, uint64_t len)
@@ -196,8 +212,10 @@ void ua__patch_forget(struct ua_task *t, uint64_t start, uint64_t len)
 	for (size_t i = 0; i < p->ncode; i++) {
 		struct patch_code *c = &p->code[i];
 
-		if (start < c->start + c->len && c->start < start + len)
+		if (start < c->start + c->len && c->start < start + len) {
 			code_drop(c);
+			c->changed = true;
+		}
 	}
 	pthread_mutex_unlock(&p->lock);
 }
@@ -211,6 +229,7 @@ void ua__patch_free(struct ua_task *t)
 	for (size_t i = 0; i < p->ncode; i++)
 		code_drop(&p->code[i]);
 	free(p->slots);
+	free(p->fn);
 	free(p);
 	t->patch = NULL;
 }
@@ -282,6 +301,9 @@ static int sweep(struct patch_code *c)
 	if (!s.sites || !s.holes)
 		goto out;
 	ua__insn_scan(buf, c->len, c->start, &s);
+	/* What scans near single sites found is found again. */
+	free(c->sites);
+	free(c->holes);
 	c->sites = shrink(s.sites, s.nsites, sizeof(*s.sites));
 	c->n = s.nsites;
 	c->holes = shrink(s.holes, s.nholes, sizeof(*s.holes));
@@ -314,6 +336,184 @@ static const struct ua__insn_site *site_in(const struct patch_code *c,
 }
 
 /*
+ * The function starts of the program's unwind table, read from the
+ * space when a scan first needs them (the loader only says where the
+ * table is).  The copy's pages come populated: on a VM each page fault
+ * of a fresh buffer costs more than the parse of its bytes.
+ */
+static void fn_read(struct ua__patch *p)
+{
+	size_t len = p->eh_len;
+	uint8_t *buf;
+	long n;
+
+	if (p->fn_read)
+		return;
+	p->fn_read = true;
+	if (!len || len > MAX_SWEEP)
+		return;
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (buf == MAP_FAILED)
+		return;
+	if (!ua_copy_from_user(buf, (const void *)p->eh_addr, len)) {
+		n = ua__eh_frame_starts(buf, len, p->eh_addr, &p->fn);
+		p->nfn = n > 0 ? (size_t)n : 0;
+	}
+	munmap(buf, len);
+}
+
+/*
+ * Can a scan near one site stand in for the section's sweep?  Only
+ * while the code is what the program was loaded with, and its unwind
+ * table (read only when a scan comes) names function starts.
+ */
+static bool may_scan(const struct ua__patch *p, const struct patch_code *c)
+{
+	return !c->changed && p->eh_len && (!p->fn_read || p->nfn);
+}
+
+/* The last function start at or before addr, or 0. */
+static uint64_t fn_before(const struct ua__patch *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nfn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->fn[mid] <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? p->fn[lo - 1] : 0;
+}
+
+/* The first function start at or after addr, or UINT64_MAX. */
+static uint64_t fn_after(const struct ua__patch *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nfn;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->fn[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nfn ? p->fn[lo] : UINT64_MAX;
+}
+
+/* Put what a scan found into c's sorted arrays: sites once each... */
+static void sites_merge(struct patch_code *c, const struct ua__insn_site *s,
+			size_t n)
+{
+	struct ua__insn_site *v;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t at = 0;
+
+		while (at < c->n && c->sites[at].sys < s[i].sys)
+			at++;
+		if (at < c->n && c->sites[at].sys == s[i].sys)
+			continue;
+		v = realloc(c->sites, (c->n + 1) * sizeof(*v));
+		if (!v)
+			return;
+		memmove(v + at + 1, v + at, (c->n - at) * sizeof(*v));
+		v[at] = s[i];
+		c->sites = v;
+		c->n++;
+	}
+}
+
+/*
+ * ...and holes that overlap none known: a hole handed out in part is a
+ * jump and int3s now, which a later scan finds as a shorter hole.
+ */
+static void holes_merge(struct patch_code *c, const struct ua__insn_hole *h,
+			size_t n)
+{
+	struct ua__insn_hole *v;
+
+	for (size_t i = 0; i < n; i++) {
+		size_t at = 0;
+
+		while (at < c->nholes &&
+		       c->holes[at].addr + c->holes[at].len <= h[i].addr)
+			at++;
+		if (at < c->nholes && c->holes[at].addr < h[i].addr + h[i].len)
+			continue;
+		v = realloc(c->holes, (c->nholes + 1) * sizeof(*v));
+		if (!v)
+			return;
+		memmove(v + at + 1, v + at, (c->nholes - at) * sizeof(*v));
+		v[at] = h[i];
+		c->holes = v;
+		c->nholes++;
+	}
+}
+
+/*
+ * Instead of the whole section, sweep from a function start the unwind
+ * table names to one after the site, wide enough for the holes a
+ * `jmp rel8` from the site reaches: as exact as the full sweep (it
+ * starts where an instruction does, and decodes the same way), at the
+ * cost of a few functions.  False when the table does not help (none,
+ * code changed since it was loaded, a huge function, the site not found
+ * in step): the ski rental decides.
+ */
+#define SCAN_REACH 160u
+#define SCAN_MAX ((uint64_t)256 << 10)
+
+static bool scan_near(struct ua__patch *p, struct patch_code *c, uint64_t sys)
+{
+	struct ua__insn_scan s = { .pagesz = ua__pagesz };
+	uint64_t lo, hi, cend = c->start + c->len;
+	bool found = false;
+	uint8_t *buf;
+
+	if (!may_scan(p, c))
+		return false;
+	fn_read(p);
+	if (!p->nfn)
+		return false;
+	lo = sys - c->start > SCAN_REACH ? fn_before(p, sys - SCAN_REACH) : 0;
+	if (lo < c->start)
+		lo = c->start;
+	hi = cend - sys > SCAN_REACH ? fn_after(p, sys + SCAN_REACH) : cend;
+	if (hi > cend)
+		hi = cend;
+	if (hi - lo > SCAN_MAX || hi < sys + 2)
+		return false;
+	buf = malloc(hi - lo);
+	if (!buf)
+		return false;
+	if (ua_copy_from_user(buf, (const void *)lo, hi - lo))
+		goto out;
+	s.max_sites = syscall_bytes(buf, hi - lo) + 1;
+	s.max_holes = (hi - lo) / 5 + 1;
+	s.sites = calloc(s.max_sites, sizeof(*s.sites));
+	s.holes = calloc(s.max_holes, sizeof(*s.holes));
+	if (!s.sites || !s.holes)
+		goto out;
+	ua__insn_scan(buf, hi - lo, lo, &s);
+	for (size_t i = 0; i < s.nsites && !found; i++)
+		found = s.sites[i].sys == sys &&
+			s.sites[i].why != UA_INSN_WHY_UNSYNCED;
+	if (found) {
+		sites_merge(c, s.sites, s.nsites);
+		holes_merge(c, s.holes, s.nholes);
+	}
+out:
+	free(s.sites);
+	free(s.holes);
+	free(buf);
+	return found && site_in(c, sys);
+}
+
+/*
  * The sweep's word on the site: its instruction's length, or why not;
  * *c its section.  A short one (*hop) needs a hole.
  */
@@ -325,11 +525,13 @@ static unsigned int site_len(struct ua__patch *p, uint64_t sys, uint8_t *len,
 
 	if (!c || sys + 2 > c->start + c->len)
 		return UA_PATCH_WHY_NOT_CODE;
-	if (!c->swept && !c->failed && sweep(c))
+	s = c->swept ? NULL : site_in(c, sys);
+	if (!s && !c->swept && !c->failed && sweep(c))
 		c->failed = true;
-	if (c->failed)
+	if (!s && c->failed)
 		return UA_PATCH_WHY_FAILED;
-	s = site_in(c, sys);
+	if (!s)
+		s = site_in(c, sys);
 	if (!s)
 		return UA_PATCH_WHY_NOT_SWEPT;
 	*cp = c;
@@ -669,19 +871,36 @@ int ua__patch_after(const struct ua_task_opts *opts, uint32_t *after)
  * sud about as long as the sweep takes (or t->patch_after times), so a
  * process that makes few syscalls never pays for a sweep, and one that
  * makes many pays at most twice what knowing the future would have cost.
- * Until then its sites wait, on sud.
+ * Until then its sites wait, on sud.  With the unwind table a site costs
+ * a scan of a few functions and its patch, about one trap: it is rented
+ * once, and patched at its second trap.  A count the user gave is the
+ * section's, as before.  0: do not wait; else why.
  */
-static bool must_wait(const struct ua_task *t, struct ua__patch *p,
-		      uint64_t sys)
+static unsigned int must_wait(const struct ua_task *t, struct ua__patch *p,
+			      uint64_t sys, bool first)
 {
 	struct patch_code *c = code_at(p, sys);
 	uint64_t after = t->patch_after;
 
-	if (!c || c->swept || c->failed)
-		return false;
-	if (!after)
-		after = c->len / SWEEP_BYTES_PER_TRAP;
-	return ++c->traps < after;
+	if (!c || c->swept || c->failed || site_in(c, sys))
+		return 0;
+	if (after) {
+		if (++c->traps < after)
+			return UA_PATCH_WHY_WAIT;
+		/* Else the sweep, when the table does not help. */
+		scan_near(p, c, sys);
+		return 0;
+	}
+	if (may_scan(p, c)) {
+		if (first) {
+			c->traps++;
+			return UA_PATCH_WHY_ONCE;
+		}
+		if (scan_near(p, c, sys))
+			return 0;
+	}
+	return ++c->traps < c->len / SWEEP_BYTES_PER_TRAP ? UA_PATCH_WHY_WAIT :
+							    0;
 }
 
 /*
@@ -696,6 +915,7 @@ void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r)
 	struct ua__rw_site *e;
 	struct ua__patch *p;
 	bool is_new, threads;
+	unsigned int wait;
 	uint8_t len = 0;
 
 	/* Guest memory only: never the monitor's own text. */
@@ -712,13 +932,15 @@ void ua__patch_site(struct ua_task *t, const struct ua_pt_regs *r)
 	e = ua__rw_site_get(t, sys, r->orig_rax, &is_new);
 	if (!e)
 		goto out;
-	if (!is_new && e->why != UA_PATCH_WHY_WAIT) {
+	if (!is_new && e->why != UA_PATCH_WHY_WAIT &&
+	    e->why != UA_PATCH_WHY_ONCE) {
 		/* Stayed on sud, or the trampoline's check sent it back. */
 		ua__site_trip(e);
 		goto out;
 	}
-	if (must_wait(t, p, sys)) {
-		e->why = UA_PATCH_WHY_WAIT;
+	wait = must_wait(t, p, sys, is_new);
+	if (wait) {
+		e->why = (uint8_t)wait;
 		ua__site_trip(e);
 		goto out;
 	}
@@ -873,6 +1095,7 @@ static const char *const why_str[] = {
 	[UA_PATCH_WHY_NOT_EXEC] = "page not executable",
 	[UA_PATCH_WHY_CHANGED] = "bytes changed since the sweep",
 	[UA_PATCH_WHY_WAIT] = "its section's traps did not pay for a sweep",
+	[UA_PATCH_WHY_ONCE] = "trapped once: a second trap patches it",
 	[UA_PATCH_WHY_PAGES] = "the patch would cross a page",
 	[UA_PATCH_WHY_FULL] = "no trampoline slot within reach",
 	[UA_PATCH_WHY_FAILED] = "out of memory or a write failed",

@@ -17,6 +17,10 @@
 
 #include "../../src/arch/x86_64/insn.h"
 
+/* src/task/eh_frame.c, hidden in the library */
+long ua__eh_frame_starts(const uint8_t *eh, size_t len, uint64_t vaddr,
+			 uint64_t **out);
+
 struct known {
 	const char *what;
 	uint8_t b[16];
@@ -253,9 +257,10 @@ Test(insn, sweep_resyncs_at_a_function_start)
 	cr_assert_eq(s[1].len, 5);
 }
 
-/* The .text of an ELF file, mapped; NULL if it has none. */
-static const uint8_t *text_of(const char *path, size_t *size, uint64_t *addr,
-			      void **map, size_t *maplen)
+/* A section of an ELF file, mapped; NULL if it has none. */
+static const uint8_t *section_of(const char *path, const char *name,
+				 size_t *size, uint64_t *addr, void **map,
+				 size_t *maplen)
 {
 	const Elf64_Ehdr *eh;
 	const Elf64_Shdr *sh;
@@ -273,13 +278,19 @@ static const uint8_t *text_of(const char *path, size_t *size, uint64_t *addr,
 	sh = (const Elf64_Shdr *)((const char *)*map + eh->e_shoff);
 	names = (const char *)*map + sh[eh->e_shstrndx].sh_offset;
 	for (int i = 0; i < eh->e_shnum; i++) {
-		if (strcmp(names + sh[i].sh_name, ".text"))
+		if (strcmp(names + sh[i].sh_name, name))
 			continue;
 		*size = sh[i].sh_size;
 		*addr = sh[i].sh_addr;
 		return (const uint8_t *)*map + sh[i].sh_offset;
 	}
 	return NULL;
+}
+
+static const uint8_t *text_of(const char *path, size_t *size, uint64_t *addr,
+			      void **map, size_t *maplen)
+{
+	return section_of(path, ".text", size, addr, map, maplen);
 }
 
 static int hexval(int c)
@@ -388,4 +399,208 @@ Test(insn, every_busybox_instruction, .timeout = 120)
 	if (access("/bin/busybox", R_OK))
 		cr_skip_test("no /bin/busybox (busybox-static not installed)");
 	against_objdump("/bin/busybox");
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The function starts of path's .eh_frame (ua__eh_frame_starts()) are
+ * exactly the starts of readelf's FDEs that cover any bytes.
+ */
+static void starts_against_readelf(const char *path)
+{
+	char cmd[512], line[512];
+	size_t size, maplen, n = 0, k = 0, room = 1024;
+	uint64_t addr, *want = malloc(room * sizeof(*want)), *got;
+	void *map;
+	const uint8_t *eh =
+		section_of(path, ".eh_frame", &size, &addr, &map, &maplen);
+	long ngot;
+	FILE *f;
+
+	cr_assert_not_null(eh, "%s has an .eh_frame", path);
+	ngot = ua__eh_frame_starts(eh, size, addr, &got);
+	snprintf(cmd, sizeof(cmd), "readelf --debug-dump=frames '%s'", path);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+		char *pc = strstr(line, " FDE ");
+
+		if (!pc || !(pc = strstr(pc, "pc=")) ||
+		    sscanf(pc, "pc=%llx..%llx", &lo, &hi) != 2 || lo == hi)
+			continue;
+		if (n == room)
+			want = realloc(want, (room *= 2) * sizeof(*want));
+		want[n++] = lo;
+	}
+	pclose(f);
+	qsort(want, n, sizeof(*want), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!k || want[k - 1] != want[i])
+			want[k++] = want[i];
+	n = k;
+	cr_assert_gt(n, 100, "%s: readelf listed %zu FDEs", path, n);
+	cr_assert_eq(ngot, (long)n, "%s: %ld starts, readelf %zu", path, ngot,
+		     n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_eq(got[i], want[i],
+			     "%s: start %zu: %#lx, readelf %#lx", path, i,
+			     (unsigned long)got[i], (unsigned long)want[i]);
+	free(got);
+	free(want);
+	munmap(map, maplen);
+}
+
+Test(insn, eh_frame_starts_libc)
+{
+	char path[1024];
+
+	libc_path(path, sizeof(path));
+	starts_against_readelf(path);
+}
+
+Test(insn, eh_frame_starts_busybox)
+{
+	if (access("/bin/busybox", R_OK))
+		cr_skip_test("no /bin/busybox (busybox-static not installed)");
+	starts_against_readelf("/bin/busybox");
+}
+
+Test(insn, eh_frame_bad_input)
+{
+	/* A CIE "zR" with pcrel|sdata4, then an FDE for 0x100 bytes at +0x40. */
+	uint8_t eh[64] = {
+		0x14, 0,    0,	  0, 0,	   0,	 0, 0, 1,    'z', 'R', 0,
+		1,    0x78, 0x10, 1, 0x1b, 0x0c, 7, 8, 0x90, 1,	  0,   0,
+		0x14, 0,    0,	  0, 0x1c, 0,	 0, 0, 0x40, 0,	  0,   0,
+		0,    1,    0,	  0, 0,	   0,	 0, 0, 0,    0,	  0,   0,
+	};
+	uint64_t *v;
+
+	cr_assert_eq(ua__eh_frame_starts(eh, 48, 0x1000, &v), 1);
+	/* pc_begin at 0x1000 + 32, plus 0x40 */
+	cr_assert_eq(v[0], 0x1000 + 32 + 0x40);
+	free(v);
+	/* Cut anywhere, or with a length past the end: nothing read wrong. */
+	for (size_t len = 0; len < 48; len++) {
+		long n = ua__eh_frame_starts(eh, len, 0x1000, &v);
+
+		cr_assert(n == 0 || (n == 1 && v[0] == 0x1000 + 32 + 0x40),
+			  "cut at %zu: %ld", len, n);
+		free(n > 0 ? v : NULL);
+	}
+	eh[24] = 0xff;
+	cr_assert_eq(ua__eh_frame_starts(eh, 48, 0x1000, &v), 0);
+	eh[24] = 0x14;
+	eh[28] = 0x40; /* the FDE's CIE before the section */
+	cr_assert_eq(ua__eh_frame_starts(eh, 48, 0x1000, &v), 0);
+	eh[28] = 0x1c;
+	eh[16] = 0x3b; /* an encoding not known: datarel (0x30) | sdata4 */
+	cr_assert_eq(ua__eh_frame_starts(eh, 48, 0x1000, &v), 0);
+}
+
+/*
+ * What the patch trap relies on to skip a full sweep: a sweep that
+ * starts at an unwind table's function start, 160 bytes or more before a
+ * site, and ends at one as far after it, finds that site as the sweep of
+ * the whole section does, and only holes the whole sweep finds.
+ */
+static void scans_against_sweep(const char *path)
+{
+	size_t size, maplen, ehsize, ehmaplen, nsites, nholes, checked = 0;
+	uint64_t addr, ehaddr, *fn;
+	void *map, *ehmap;
+	const uint8_t *text = text_of(path, &size, &addr, &map, &maplen);
+	const uint8_t *eh = section_of(path, ".eh_frame", &ehsize, &ehaddr,
+				       &ehmap, &ehmaplen);
+	struct ua__insn_scan all = { .pagesz = 4096 };
+	long nfn;
+
+	cr_assert_not_null(text);
+	cr_assert_not_null(eh);
+	nfn = ua__eh_frame_starts(eh, ehsize, ehaddr, &fn);
+	cr_assert_gt(nfn, 100);
+	all.max_sites = size / 2 + 1;
+	all.max_holes = size / 5 + 1;
+	all.sites = calloc(all.max_sites, sizeof(*all.sites));
+	all.holes = calloc(all.max_holes, sizeof(*all.holes));
+	ua__insn_scan(text, size, addr, &all);
+	nsites = all.nsites;
+	nholes = all.nholes;
+	for (size_t i = 0; i < nsites; i++) {
+		const struct ua__insn_site *want = &all.sites[i];
+		struct ua__insn_scan near = { .pagesz = 4096 };
+		uint64_t lo = addr, hi = addr + size;
+		bool found = false;
+		size_t h = 0;
+
+		for (long k = 0; k < nfn; k++) {
+			if (fn[k] >= addr && fn[k] + 160 <= want->sys)
+				lo = fn[k];
+			if (fn[k] >= want->sys + 160 && fn[k] < hi)
+				hi = fn[k];
+		}
+		near.max_sites = near.max_holes = hi - lo;
+		near.sites = calloc(hi - lo, sizeof(*near.sites));
+		near.holes = calloc(hi - lo, sizeof(*near.holes));
+		ua__insn_scan(text + (lo - addr), hi - lo, lo, &near);
+		for (size_t j = 0; j < near.nsites; j++) {
+			const struct ua__insn_site *got = &near.sites[j];
+
+			if (got->sys != want->sys)
+				continue;
+			found = true;
+			cr_assert(got->len == want->len &&
+					  got->why == want->why &&
+					  got->hop_len == want->hop_len,
+				  "%s %#lx: near %u/%u/%u, sweep %u/%u/%u",
+				  path, (unsigned long)want->sys, got->len,
+				  got->why, got->hop_len, want->len, want->why,
+				  want->hop_len);
+		}
+		cr_assert(found, "%s %#lx: not found near", path,
+			  (unsigned long)want->sys);
+		for (size_t j = 0; j < near.nholes; j++) {
+			const struct ua__insn_hole *g = &near.holes[j];
+
+			while (h < nholes && all.holes[h].addr < g->addr)
+				h++;
+			cr_assert(
+				h < nholes && all.holes[h].addr == g->addr &&
+					g->len <= all.holes[h].len,
+				"%s: hole %#lx+%u near %#lx is not the sweep's",
+				path, (unsigned long)g->addr, g->len,
+				(unsigned long)want->sys);
+		}
+		checked++;
+		free(near.sites);
+		free(near.holes);
+	}
+	cr_assert_gt(checked, 10, "%s: %zu sites", path, checked);
+	free(all.sites);
+	free(all.holes);
+	free(fn);
+	munmap(map, maplen);
+	munmap(ehmap, ehmaplen);
+}
+
+Test(insn, scans_near_sites_busybox, .timeout = 120)
+{
+	if (access("/bin/busybox", R_OK))
+		cr_skip_test("no /bin/busybox (busybox-static not installed)");
+	scans_against_sweep("/bin/busybox");
+}
+
+Test(insn, scans_near_sites_libc, .timeout = 120)
+{
+	char path[1024];
+
+	libc_path(path, sizeof(path));
+	scans_against_sweep(path);
 }
