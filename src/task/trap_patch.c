@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * The patch trap path, the default: a guest runs under Syscall User
- * Dispatch as with sud; after a syscall site's first trap, the one
+ * Dispatch as with sud; once a syscall site traps (its second trap, see
+ * must_wait()), the one
  * instruction before its `syscall` (at least 5 bytes, and one that runs
  * the same anywhere: `mov $nr, %eax` in most libcs) becomes a 5-byte
  * `jmp rel32` to a trampoline slot in the space.  The slot runs a copy
@@ -15,7 +16,9 @@
  * x86 code cannot be decoded backwards, so the instruction before a
  * site is known only from a forward linear sweep of the program's code
  * sections (src/arch/x86_64/insn.c), which the loader names
- * (ua__patch_add_code()); a site that sweep did not find at an
+ * (ua__patch_add_code()), from their start or from a function start of
+ * the program's unwind table near the site (scan_near(), eh_frame.c);
+ * a site that sweep did not find at an
  * instruction boundary, with a relocatable instruction of 5 bytes or
  * more before it, stays on sud, with the reason (--stats).
  *
