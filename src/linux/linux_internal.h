@@ -367,6 +367,9 @@ UA_HIDDEN int ua__lx_wait_done(struct ua_task *t,
 UA_HIDDEN void ua__lx_wake_done(struct ua_task *t, bool *done);
 
 /* sys_mm.c */
+/* src/linux/code_map.c: the code sections of a map of an ELF file. */
+UA_HIDDEN void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size,
+			       uint64_t off, uint64_t len, uint64_t addr);
 UA_HIDDEN long ua__lx_map_file(struct ua_task *t, uintptr_t addr,
 			       size_t len, int prot, int host_fd, off_t off,
 			       size_t filesz);

@@ -542,89 +542,20 @@ void ua__lx_free(struct ua_task *t)
 }
 
 /*
- * The program's code sections, for the patch trap (trap_patch.c): it
- * patches only sites a linear sweep of one of them finds, and a sweep
- * is exact only from the start of real code, which the section headers
- * name (a segment also holds headers and data).  A file without them
- * keeps every site on sud.  The trampolines' pages are reserved right
+ * The code sections of the program and of its interpreter, for the
+ * patch trap (code_map.c).  The trampolines' pages are reserved right
  * after the program, where the heap would otherwise start.
  */
-#define LX_MAX_SHNUM 4096
-#define LX_MAX_SHSTRTAB ((size_t)1 << 20)
-
-/*
- * .eh_frame, found by name (its type is plain PROGBITS): the function
- * starts in it let the patch trap decode a few functions instead of
- * sweeping a whole section.  The table is read from the space when a
- * site first needs it.
- */
-static void unwind_section(struct ua_task *t, const struct elf_image *im,
-			   const Elf64_Shdr *sh, size_t n)
+static void code_segments(struct ua_task *t, const struct elf_image *im)
 {
-	static const char name[] = ".eh_frame";
-	const Elf64_Shdr *st;
-	char *names;
+	for (size_t i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &im->ph[i];
 
-	if (im->eh.e_shstrndx >= n)
-		return;
-	st = &sh[im->eh.e_shstrndx];
-	if (st->sh_type != SHT_STRTAB || !st->sh_size ||
-	    st->sh_size > LX_MAX_SHSTRTAB || st->sh_offset > (uint64_t)im->size ||
-	    st->sh_size > (uint64_t)im->size - st->sh_offset)
-		return;
-	names = malloc(st->sh_size + 1);
-	if (!names)
-		return;
-	if (read_full(im->fd, names, st->sh_size, (off_t)st->sh_offset))
-		goto out;
-	names[st->sh_size] = 0;
-	for (size_t i = 0; i < n; i++) {
-		const Elf64_Shdr *s = &sh[i];
-
-		if (s->sh_type != SHT_PROGBITS || !(s->sh_flags & SHF_ALLOC) ||
-		    s->sh_name >= st->sh_size ||
-		    strcmp(names + s->sh_name, name) || !s->sh_size ||
-		    s->sh_addr < im->lo || s->sh_addr > im->hi ||
-		    s->sh_size > im->hi - s->sh_addr)
-			continue;
-		ua__patch_add_unwind(t, s->sh_addr + im->bias, s->sh_size);
-		break;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X))
+			ua__lx_code_map(t, im->fd, (uint64_t)im->size,
+					ph->p_offset, ph->p_filesz,
+					ph->p_vaddr + im->bias);
 	}
-out:
-	free(names);
-}
-
-static void code_sections(struct ua_task *t, const struct elf_image *im,
-			  uintptr_t area)
-{
-	const Elf64_Ehdr *eh = &im->eh;
-	Elf64_Shdr *sh;
-	size_t n = eh->e_shnum;
-
-	ua__patch_set_area(t, area, UA_PATCH_AREA_SIZE);
-	if (!n || n > LX_MAX_SHNUM || eh->e_shentsize != sizeof(*sh) ||
-	    eh->e_shoff > (uint64_t)im->size ||
-	    n * sizeof(*sh) > (uint64_t)im->size - eh->e_shoff)
-		return;
-	sh = malloc(n * sizeof(*sh));
-	if (!sh)
-		return;
-	if (!read_full(im->fd, sh, n * sizeof(*sh), (off_t)eh->e_shoff)) {
-		unwind_section(t, im, sh, n);
-		for (size_t i = 0; i < n; i++) {
-			const Elf64_Shdr *s = &sh[i];
-			uint64_t want = SHF_ALLOC | SHF_EXECINSTR;
-
-			if (s->sh_type != SHT_PROGBITS ||
-			    (s->sh_flags & want) != want || !s->sh_size ||
-			    s->sh_addr < im->lo ||
-			    s->sh_addr + s->sh_size > im->hi)
-				continue;
-			ua__patch_add_code(t, s->sh_addr + im->bias,
-					   s->sh_size);
-		}
-	}
-	free(sh);
 }
 
 /* Never runs: the registers are set to the program's entry instead. */
@@ -783,7 +714,10 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 	t->lx_free = ua__lx_free;
 	t->own_fs = true;
 	t->tb.guest_fs = 0;
-	code_sections(t, &im, area);
+	ua__patch_set_area(t, area, UA_PATCH_AREA_SIZE);
+	code_segments(t, &im);
+	if (dyn)
+		code_segments(t, &in);
 	err = build_stack(t, &im, dyn ? &in : NULL, execfn, argv, envp);
 	ua_space_use(prev);
 	if (err) {

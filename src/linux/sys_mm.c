@@ -235,6 +235,10 @@ static long sys_mmap(struct ua_task *t, struct ua_pt_regs *r)
 	}
 	name_file(t, (uintptr_t)ret, len, f->host, &st, off,
 		  type != MAP_PRIVATE);
+	/* A library, mapped by the dynamic loader: its sites may be patched. */
+	if (prot & PROT_EXEC)
+		ua__lx_code_map(t, f->host, (uint64_t)st.st_size, (uint64_t)off,
+				len, (uint64_t)ret);
 	return ret;
 }
 

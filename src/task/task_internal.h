@@ -234,7 +234,7 @@ UA_HIDDEN struct ua__rw_site *ua__rw_site_get(struct ua_task *t,
  */
 enum ua__patch_why {
 	UA_PATCH_OK = 0,
-	UA_PATCH_WHY_NOT_CODE,   /* not in a code section of the program */
+	UA_PATCH_WHY_NOT_CODE,   /* not in a code section of a mapped ELF file */
 	UA_PATCH_WHY_NOT_SWEPT,  /* not an instruction the sweep found */
 	UA_PATCH_WHY_NOT_EXEC,   /* its page is not executable */
 	UA_PATCH_WHY_CHANGED,    /* its bytes are not what the sweep saw */
@@ -255,13 +255,17 @@ UA_HIDDEN void ua__patch_irq(struct ua_task *t);
 UA_HIDDEN void ua__patch_free(struct ua_task *t);
 UA_HIDDEN void ua__patch_entry(void); /* trap.S */
 /*
- * What the loader tells the patch trap: the program's code sections
- * (only sites the sweep of one of them found are patched) and the pages
- * in the space reserved for trampolines.  ua__patch_forget(): guest
- * code in a range may have changed (mmap, mprotect, munmap over it).
+ * What the loader and mmap tell the patch trap: the code sections of
+ * the objects mapped (only sites the sweep of one of them found are
+ * patched), each with its object's .eh_frame where the space has it
+ * (eh_len 0: none), and the pages in the space reserved for
+ * trampolines.  A section replaces those it overlaps.
+ * ua__patch_forget(): guest code in a range may have changed (mmap,
+ * mprotect, munmap over it).
  */
 UA_HIDDEN int ua__patch_add_code(struct ua_task *t, uint64_t start,
-				 uint64_t len);
+				 uint64_t len, uint64_t eh_addr,
+				 uint64_t eh_len);
 UA_HIDDEN void ua__patch_after_fork(struct ua_task *t);
 /*
  * Code other threads may be running is changed with the kernel's int3
@@ -275,9 +279,6 @@ UA_HIDDEN bool ua__rewrite_int3(struct ua_task *t, const siginfo_t *info);
 UA_HIDDEN void ua__rewrite_after_fork(void);
 UA_HIDDEN void ua__patch_set_area(struct ua_task *t, uint64_t start,
 				  uint64_t len);
-/* The program's .eh_frame, whose function starts spare a full sweep. */
-UA_HIDDEN void ua__patch_add_unwind(struct ua_task *t, uint64_t start,
-				    uint64_t len);
 /* src/task/eh_frame.c */
 UA_HIDDEN long ua__eh_frame_starts(const uint8_t *eh, size_t len,
 				   uint64_t vaddr, uint64_t **out);

@@ -73,7 +73,8 @@
 #include "../arch/x86_64/insn.h"
 
 #define SLOT_SIZE 64u
-#define MAX_CODE 16
+/* Code sections: the program's, its interpreter's, its libraries'. */
+#define MAX_CODE 128
 /* A code section larger than this is not swept (nor patched). */
 #define MAX_SWEEP ((uint64_t)256 << 20)
 #define INSN_MAX 15u
@@ -97,6 +98,18 @@ struct patch_code {
 	uint64_t traps; /* through sud before its sweep (ski rental) */
 	bool swept, failed;
 	bool changed; /* since loaded: the unwind table's starts are stale */
+	int unwind;   /* its object's table in unwind[], or -1 */
+};
+
+/*
+ * An object's .eh_frame, where the space has it, and the function
+ * starts it gives (read when a scan first needs them).
+ */
+struct patch_unwind {
+	uint64_t addr, len;
+	uint64_t *fn;
+	size_t nfn;
+	bool read;
 };
 
 /*
@@ -120,11 +133,8 @@ struct ua__patch {
 	struct patch_slot *slots;
 	struct patch_code code[MAX_CODE];
 	size_t ncode;
-	/* The program's .eh_frame, and the function starts it gives. */
-	uint64_t eh_addr, eh_len;
-	uint64_t *fn;
-	size_t nfn;
-	bool fn_read;
+	struct patch_unwind unwind[MAX_CODE];
+	size_t nunwind;
 	pthread_mutex_t lock;
 };
 
@@ -153,26 +163,90 @@ void ua__patch_after_fork(struct ua_task *t)
 	pthread_mutex_init(&t->patch->lock, NULL);
 }
 
-int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len)
+static void code_drop(struct patch_code *c);
+
+/* Is table u named by no section? */
+static bool unwind_unused(const struct ua__patch *p, size_t u)
+{
+	for (size_t i = 0; i < p->ncode; i++)
+		if (p->code[i].unwind == (int)u)
+			return false;
+	return true;
+}
+
+/*
+ * The table at [addr, addr + len) (already known, or new), or -1.  Full,
+ * the tables no section names any longer (an object unmapped) go first.
+ */
+static int unwind_of(struct ua__patch *p, uint64_t addr, uint64_t len)
+{
+	size_t k = 0;
+
+	if (!len)
+		return -1;
+	for (size_t u = 0; u < p->nunwind; u++)
+		if (p->unwind[u].addr == addr && p->unwind[u].len == len)
+			return (int)u;
+	if (p->nunwind == MAX_CODE) {
+		for (size_t u = 0; u < p->nunwind; u++) {
+			if (unwind_unused(p, u)) {
+				free(p->unwind[u].fn);
+				continue;
+			}
+			for (size_t i = 0; i < p->ncode; i++)
+				if (p->code[i].unwind == (int)u)
+					p->code[i].unwind = (int)k;
+			p->unwind[k++] = p->unwind[u];
+		}
+		p->nunwind = k;
+		if (k == MAX_CODE)
+			return -1;
+	}
+	p->unwind[p->nunwind] = (struct patch_unwind){ 0 };
+	p->unwind[p->nunwind].addr = addr;
+	p->unwind[p->nunwind].len = len;
+	return (int)p->nunwind++;
+}
+
+/* Remove the sections that overlap [start, start + len). */
+static void code_remove(struct ua__patch *p, uint64_t start, uint64_t len)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < p->ncode; i++) {
+		struct patch_code *c = &p->code[i];
+
+		if (start < c->start + c->len && c->start < start + len) {
+			code_drop(c);
+			continue;
+		}
+		p->code[k++] = *c;
+	}
+	p->ncode = k;
+}
+
+int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len,
+		       uint64_t eh_addr, uint64_t eh_len)
 {
 	struct ua__patch *p = patch_of(t);
+	int err = 0;
 
 	if (!p)
 		return -ENOMEM;
-	if (p->ncode == MAX_CODE)
-		return -ENOSPC;
-	p->code[p->ncode++] = (struct patch_code){ .start = start, .len = len };
-	return 0;
-}
-
-void ua__patch_add_unwind(struct ua_task *t, uint64_t start, uint64_t len)
-{
-	struct ua__patch *p = patch_of(t);
-
-	if (!p || p->eh_len)
-		return;
-	p->eh_addr = start;
-	p->eh_len = len;
+	pthread_mutex_lock(&p->lock);
+	/* What was mapped there before is gone. */
+	code_remove(p, start, len);
+	if (p->ncode == MAX_CODE) {
+		err = -ENOSPC;
+	} else {
+		p->code[p->ncode++] = (struct patch_code){
+			.start = start,
+			.len = len,
+			.unwind = unwind_of(p, eh_addr, eh_len),
+		};
+	}
+	pthread_mutex_unlock(&p->lock);
+	return err;
 }
 
 void ua__patch_set_area(struct ua_task *t, uint64_t start, uint64_t len)
@@ -201,13 +275,15 @@ static void code_drop(struct patch_code *c)
 
 /*
  * Guest code in [start, start + len) may have changed: what the sweeps
- * of the sections it touches found no longer holds.  Sites patched
- * already keep their trampolines (a site whose bytes changed no longer
- * jumps there).
+ * of the sections it touches found no longer holds, and a section it
+ * covers whole is no longer known to be code at all (an object
+ * unmapped).  Sites patched already keep their trampolines (a site whose
+ * bytes changed no longer jumps there).
  */
 void ua__patch_forget(struct ua_task *t, uint64_t start, uint64_t len)
 {
 	struct ua__patch *p = t->patch;
+	size_t k = 0;
 
 	if (!p)
 		return;
@@ -218,8 +294,14 @@ void ua__patch_forget(struct ua_task *t, uint64_t start, uint64_t len)
 		if (start < c->start + c->len && c->start < start + len) {
 			code_drop(c);
 			c->changed = true;
+			/* Covered whole: not known to be code any longer. */
+			if (start <= c->start &&
+			    c->start + c->len <= start + len)
+				continue;
 		}
+		p->code[k++] = *c;
 	}
+	p->ncode = k;
 	pthread_mutex_unlock(&p->lock);
 }
 
@@ -231,8 +313,9 @@ void ua__patch_free(struct ua_task *t)
 		return;
 	for (size_t i = 0; i < p->ncode; i++)
 		code_drop(&p->code[i]);
+	for (size_t u = 0; u < p->nunwind; u++)
+		free(p->unwind[u].fn);
 	free(p->slots);
-	free(p->fn);
 	free(p);
 	t->patch = NULL;
 }
@@ -339,73 +422,78 @@ static const struct ua__insn_site *site_in(const struct patch_code *c,
 }
 
 /*
- * The function starts of the program's unwind table, read from the
- * space when a scan first needs them (the loader only says where the
+ * The function starts of an object's unwind table, read from the space
+ * when a scan first needs them (the loader and mmap only say where the
  * table is).  The copy's pages come populated: on a VM each page fault
  * of a fresh buffer costs more than the parse of its bytes.
  */
-static void fn_read(struct ua__patch *p)
+static void fn_read(struct patch_unwind *u)
 {
-	size_t len = p->eh_len;
+	size_t len = u->len;
 	uint8_t *buf;
 	long n;
 
-	if (p->fn_read)
+	if (u->read)
 		return;
-	p->fn_read = true;
+	u->read = true;
 	if (!len || len > MAX_SWEEP)
 		return;
 	buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (buf == MAP_FAILED)
 		return;
-	if (!ua_copy_from_user(buf, (const void *)p->eh_addr, len)) {
-		n = ua__eh_frame_starts(buf, len, p->eh_addr, &p->fn);
-		p->nfn = n > 0 ? (size_t)n : 0;
+	if (!ua_copy_from_user(buf, (const void *)u->addr, len)) {
+		n = ua__eh_frame_starts(buf, len, u->addr, &u->fn);
+		u->nfn = n > 0 ? (size_t)n : 0;
 	}
 	munmap(buf, len);
 }
 
 /*
  * Can a scan near one site stand in for the section's sweep?  Only
- * while the code is what the program was loaded with, and its unwind
+ * while the code is what the object was mapped with, and its unwind
  * table (read only when a scan comes) names function starts.
  */
 static bool may_scan(const struct ua__patch *p, const struct patch_code *c)
 {
-	return !c->changed && p->eh_len && (!p->fn_read || p->nfn);
+	const struct patch_unwind *u;
+
+	if (c->changed || c->unwind < 0)
+		return false;
+	u = &p->unwind[c->unwind];
+	return !u->read || u->nfn;
 }
 
 /* The last function start at or before addr, or 0. */
-static uint64_t fn_before(const struct ua__patch *p, uint64_t addr)
+static uint64_t fn_before(const struct patch_unwind *u, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nfn;
+	size_t lo = 0, hi = u->nfn;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (p->fn[mid] <= addr)
+		if (u->fn[mid] <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? p->fn[lo - 1] : 0;
+	return lo ? u->fn[lo - 1] : 0;
 }
 
 /* The first function start at or after addr, or UINT64_MAX. */
-static uint64_t fn_after(const struct ua__patch *p, uint64_t addr)
+static uint64_t fn_after(const struct patch_unwind *u, uint64_t addr)
 {
-	size_t lo = 0, hi = p->nfn;
+	size_t lo = 0, hi = u->nfn;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (p->fn[mid] < addr)
+		if (u->fn[mid] < addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo < p->nfn ? p->fn[lo] : UINT64_MAX;
+	return lo < u->nfn ? u->fn[lo] : UINT64_MAX;
 }
 
 /* Put what a scan found into c's sorted arrays: sites once each... */
@@ -474,18 +562,20 @@ static bool scan_near(struct ua__patch *p, struct patch_code *c, uint64_t sys)
 {
 	struct ua__insn_scan s = { .pagesz = ua__pagesz };
 	uint64_t lo, hi, cend = c->start + c->len;
+	struct patch_unwind *u;
 	bool found = false;
 	uint8_t *buf;
 
 	if (!may_scan(p, c))
 		return false;
-	fn_read(p);
-	if (!p->nfn)
+	u = &p->unwind[c->unwind];
+	fn_read(u);
+	if (!u->nfn)
 		return false;
-	lo = sys - c->start > SCAN_REACH ? fn_before(p, sys - SCAN_REACH) : 0;
+	lo = sys - c->start > SCAN_REACH ? fn_before(u, sys - SCAN_REACH) : 0;
 	if (lo < c->start)
 		lo = c->start;
-	hi = cend - sys > SCAN_REACH ? fn_after(p, sys + SCAN_REACH) : cend;
+	hi = cend - sys > SCAN_REACH ? fn_after(u, sys + SCAN_REACH) : cend;
 	if (hi > cend)
 		hi = cend;
 	if (hi - lo > SCAN_MAX || hi < sys + 2)
@@ -1093,7 +1183,7 @@ void ua__patch_irq(struct ua_task *t)
 
 static const char *const why_str[] = {
 	[UA_PATCH_OK] = "patched",
-	[UA_PATCH_WHY_NOT_CODE] = "not in a code section of the program",
+	[UA_PATCH_WHY_NOT_CODE] = "not in a code section of a mapped ELF file",
 	[UA_PATCH_WHY_NOT_SWEPT] = "not an instruction the sweep found",
 	[UA_PATCH_WHY_NOT_EXEC] = "page not executable",
 	[UA_PATCH_WHY_CHANGED] = "bytes changed since the sweep",

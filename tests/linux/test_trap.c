@@ -243,7 +243,8 @@ struct blob_run {
  * loader.c): its code, and room for trampolines.  Internal calls
  * (src/task/task_internal.h): this test links the static library.
  */
-int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len);
+int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len,
+		       uint64_t eh_addr, uint64_t eh_len);
 void ua__patch_set_area(struct ua_task *t, uint64_t start, uint64_t len);
 
 /*
@@ -282,7 +283,8 @@ static void blob_guest_at(enum ua_trap trap, struct blob_run *br,
 		char *area = ua_map(sp, NULL, 65536, PROT_NONE);
 
 		cr_assert_not_null(area);
-		cr_assert_eq(ua__patch_add_code(t, (uint64_t)code, len), 0);
+		cr_assert_eq(ua__patch_add_code(t, (uint64_t)code, len, 0, 0),
+			     0);
 		ua__patch_set_area(t, (uint64_t)area, 65536);
 	}
 	cr_assert_eq(ua_task_run(t), 0);
