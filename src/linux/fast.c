@@ -202,7 +202,9 @@ static inline UA_FAST long fast_getdents(struct ua_task *t, struct lx_proc *p,
 	int h = fast_host_fd(p, ARG1(r));
 	long ret;
 
-	if (h < 0 || !count || !ua__space_has(t->sp, buf, count))
+	/* The guest's own /proc directories are listed by procfs_dir.c. */
+	if (h < 0 || fast_file(p, ARG1(r))->pdir || !count ||
+	    !ua__space_has(t->sp, buf, count))
 		return UA_FAST_DECLINE;
 	ret = fast_host(SYS_getdents64, h, (long)buf, (long)count, 0);
 	fast_windows(self, ret > 0 || ret == -EFAULT);

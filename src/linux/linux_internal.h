@@ -48,7 +48,11 @@ struct lx_file {
 	bool cloexec;
 	int sfd;       /* a signalfd: 1 + its slot (sys_signalfd.c); else 0 */
 	uint8_t hkind; /* enum lx_host_kind: a file's type never changes */
+	uint8_t pdir;  /* one of the guest's /proc directories: LX_PDIR_* */
 };
+
+/* The guest's own /proc directories, which procfs_dir.c lists. */
+enum lx_proc_dir { LX_PDIR_FD = 1, LX_PDIR_FDINFO, LX_PDIR_TASK };
 
 /* signalfds a process may have at once (ENFILE past it). */
 #define LX_NSIGFD 64
@@ -224,6 +228,10 @@ UA_HIDDEN long ua__lx_procfs_open(struct ua_task *t, const char *path,
 				  int flags);
 /* proc_maps.c: the guest's /proc/<pid>/maps, written to fd. */
 UA_HIDDEN long ua__lx_put_maps(struct ua_task *t, int fd);
+UA_HIDDEN int ua__lx_procfs_dir(const char *path);
+/* procfs_dir.c: getdents64 of one of them. */
+UA_HIDDEN long ua__lx_procfs_getdents(struct ua_task *t, struct lx_file *f,
+				      void *ubuf, size_t count);
 /* readlink of the guest's own exe or fd/N: length, -errno, -ENOSYS. */
 UA_HIDDEN long ua__lx_procfs_readlink(struct ua_task *t, const char *path,
 				      char *out, size_t size);

@@ -39,6 +39,7 @@ enum proc_entry {
 	PROC_EXE,
 	PROC_FD,     /* fd/N */
 	PROC_FDINFO, /* fdinfo/N */
+	PROC_DIR,    /* fd/, fdinfo/ or task/: *fd says which (LX_PDIR_*) */
 };
 
 /* e when name is a descriptor's number (N in *fd), else PROC_NONE. */
@@ -50,6 +51,25 @@ static enum proc_entry fd_entry(const char *name, long *fd, enum proc_entry e)
 		return PROC_NONE;
 	*fd = strtol(name, &end, 10);
 	return *end || *fd >= LX_NFDS ? PROC_NONE : e;
+}
+
+/* Which directory of the guest's rest names (LX_PDIR_*), or 0. */
+static int dir_entry(const char *rest)
+{
+	static const char *const dirs[] = {
+		[LX_PDIR_FD] = "fd",
+		[LX_PDIR_FDINFO] = "fdinfo",
+		[LX_PDIR_TASK] = "task",
+	};
+
+	for (int i = LX_PDIR_FD; i <= LX_PDIR_TASK; i++) {
+		size_t n = strlen(dirs[i]);
+
+		if (!strncmp(rest, dirs[i], n) &&
+		    (!rest[n] || (rest[n] == '/' && !rest[n + 1])))
+			return i;
+	}
+	return 0;
 }
 
 /*
@@ -82,6 +102,9 @@ static enum proc_entry own_entry(const char *path, long *fd)
 	for (int e = PROC_CMDLINE; e <= PROC_EXE; e++)
 		if (!strcmp(rest, names[e]))
 			return (enum proc_entry)e;
+	*fd = dir_entry(rest);
+	if (*fd)
+		return PROC_DIR;
 	if (!strncmp(rest, "fd/", 3))
 		return fd_entry(rest + 3, fd, PROC_FD);
 	if (!strncmp(rest, "fdinfo/", 7))
@@ -336,6 +359,17 @@ static long reopen(struct ua_task *t, enum proc_entry e, long fd, int flags)
 }
 
 /*
+ * ua__lx_procfs_dir(): which of the guest's own directories path is
+ * (LX_PDIR_*: listed by procfs_dir.c), or 0.
+ */
+int ua__lx_procfs_dir(const char *path)
+{
+	long which = 0;
+
+	return own_entry(path, &which) == PROC_DIR ? (int)which : 0;
+}
+
+/*
  * ua__lx_procfs_open(): the host descriptor for the guest's own entry
  * at path, -errno, or -ENOSYS when path is not one of them.  The files
  * have no write method: a guest asking to write gets EACCES, what the
@@ -348,7 +382,8 @@ long ua__lx_procfs_open(struct ua_task *t, const char *path, int flags)
 	enum proc_entry e = own_entry(path, &fd);
 	int memfd;
 
-	if (e == PROC_NONE)
+	/* A directory is the host's, listed in the guest's terms. */
+	if (e == PROC_NONE || e == PROC_DIR)
 		return -ENOSYS;
 	if (e == PROC_EXE || e == PROC_FD)
 		return reopen(t, e, fd, flags);

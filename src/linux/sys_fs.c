@@ -110,6 +110,8 @@ static long do_openat(struct ua_task *t, long dfd, uint64_t upath, int flags,
 		if (h < 0)
 			return h;
 		f.host = (int)h;
+		if (!strncmp(path, "/proc/", 6))
+			f.pdir = (uint8_t)ua__lx_procfs_dir(path);
 	}
 	fd = ua__lx_fd_install(lx_proc(t), 0, f);
 	if (fd < 0 && f.kind == LX_FD_HOST)
@@ -214,6 +216,8 @@ static long sys_getdents64(struct ua_task *t, struct ua_pt_regs *r)
 		return -EBADF;
 	if (f->kind != LX_FD_HOST)
 		return -ENOTDIR;
+	if (f->pdir)
+		return ua__lx_procfs_getdents(t, f, (void *)ARG2(r), count);
 	if (count > (64 << 10))
 		count = 64 << 10;
 	buf = malloc(count ? count : 1);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <cpuid.h>
+#include <dirent.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -425,6 +427,85 @@ static void test_fdinfo(void)
 	unlink(tmpl);
 }
 
+/* A directory's entries in the order readdir gives them, with types. */
+static void show_dir(const char *what, DIR *d)
+{
+	struct dirent *e;
+
+	printf("%s:", what);
+	while ((e = readdir(d)))
+		printf(" %s/%d", e->d_name, e->d_type);
+	printf("\n");
+}
+
+static void list_dir(const char *what, const char *path)
+{
+	DIR *d = opendir(path);
+
+	if (!d) {
+		printf("%s: opendir %s\n", what, strerror(errno));
+		return;
+	}
+	show_dir(what, d);
+	closedir(d);
+}
+
+/*
+ * fd/, fdinfo/ and task/ list the process's own descriptors and threads
+ * (the monitor's are not the program's), at the kernel's positions.
+ */
+static void test_dirs(void)
+{
+	char path[64], buf[20];
+	int p[2], fd;
+	long pos, n;
+	struct dirent *e;
+	DIR *d;
+
+	list_dir("fd", "/proc/self/fd");
+	list_dir("fd/", "/proc/self/fd/");
+	if (pipe2(p, O_CLOEXEC))
+		return;
+	dup2(p[1], 40);
+	list_dir("fd, a pipe and 40", "/proc/self/fd");
+	list_dir("fdinfo", "/proc/self/fdinfo");
+	close(p[0]);
+	list_dir("fd, one end closed", "/proc/self/fd");
+	snprintf(path, sizeof(path), "/proc/%d/fd", getpid());
+	list_dir("fd by pid", path);
+	d = opendir("/proc/thread-self/fd");
+	if (!d)
+		return;
+	for (int i = 0; i < 3; i++)
+		readdir(d);
+	pos = telldir(d);
+	show_dir("fd after three", d);
+	seekdir(d, pos);
+	e = readdir(d);
+	printf("seekdir back: %s at %ld\n", e ? e->d_name : "-", pos);
+	rewinddir(d);
+	show_dir("rewound", d);
+	fd = dirfd(d);
+	lseek(fd, 0, SEEK_SET);
+	n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+	printf("getdents64 of 20 bytes: %ld %s\n", n,
+	       n < 0 ? strerror(errno) : "");
+	closedir(d);
+	d = opendir("/proc/self/task");
+	if (!d)
+		return;
+	n = 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atol(e->d_name) == getpid())
+			n += e->d_type == DT_DIR ? 1 : 100;
+		else if (e->d_name[0] != '.')
+			n += 10000;
+	printf("task: %ld\n", n);
+	closedir(d);
+	close(40);
+	close(p[1]);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -437,6 +518,7 @@ int main(int argc, char **argv, char **envp)
 	test_proctitle(argc, argv);
 	test_fdinfo();
 	test_comm();
+	test_dirs();
 	printf("done\n");
 	return 0;
 }
