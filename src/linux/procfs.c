@@ -37,6 +37,7 @@ enum proc_entry {
 	PROC_AUXV,
 	PROC_MAPS,
 	PROC_EXE,
+	PROC_STATUS,
 	PROC_FD,     /* fd/N */
 	PROC_FDINFO, /* fdinfo/N */
 	PROC_DIR,    /* fd/, fdinfo/ or task/: *fd says which (LX_PDIR_*) */
@@ -81,7 +82,7 @@ static enum proc_entry own_entry(const char *path, long *fd)
 	static const char *const names[] = {
 		[PROC_CMDLINE] = "cmdline", [PROC_ENVIRON] = "environ",
 		[PROC_AUXV] = "auxv",	    [PROC_MAPS] = "maps",
-		[PROC_EXE] = "exe",
+		[PROC_EXE] = "exe",	    [PROC_STATUS] = "status",
 	};
 	const char *rest = path + 6; /* past "/proc/" */
 	char *end;
@@ -99,7 +100,7 @@ static enum proc_entry own_entry(const char *path, long *fd)
 			return PROC_NONE;
 		rest = end + 1;
 	}
-	for (int e = PROC_CMDLINE; e <= PROC_EXE; e++)
+	for (int e = PROC_CMDLINE; e <= PROC_STATUS; e++)
 		if (!strcmp(rest, names[e]))
 			return (enum proc_entry)e;
 	*fd = dir_entry(rest);
@@ -261,6 +262,8 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn)
 		return ua__lx_put_maps(t, fd);
 	case PROC_FDINFO:
 		return put_fdinfo(t, fd, fdn);
+	case PROC_STATUS:
+		return ua__lx_put_status(t, fd);
 	default:
 		return -EINVAL;
 	}

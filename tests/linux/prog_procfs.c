@@ -506,6 +506,54 @@ static void test_dirs(void)
 	close(p[1]);
 }
 
+static void on_hup(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * status's thread count and signal lines are the program's: its mask,
+ * what it ignores and catches, what is pending for it.
+ */
+static void test_status(void)
+{
+	static const char *const keys[] = { "Threads:", "SigPnd:", "ShdPnd:",
+					    "SigBlk:",	"SigIgn:", "SigCgt:" };
+	struct sigaction sa = { .sa_handler = on_hup };
+	sigset_t set, old;
+	size_t len;
+	char *st, *line;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGRTMIN + 3);
+	sigprocmask(SIG_BLOCK, &set, &old);
+	signal(SIGUSR2, SIG_IGN);
+	sigaction(SIGHUP, &sa, NULL);
+	/*
+	 * Thread-directed: a process with one thread keeps what kill()
+	 * sends it with its own too (shown as SigPnd, not the kernel's
+	 * ShdPnd: doc/uarun.md).
+	 */
+	raise(SIGTERM);
+	raise(SIGRTMIN + 3);
+	st = slurp("/proc/self/status", &len);
+	for (line = st ? strtok(st, "\n") : NULL; line;
+	     line = strtok(NULL, "\n"))
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strncmp(line, keys[i], strlen(keys[i])))
+				printf("status %s\n", line);
+	free(st);
+	signal(SIGUSR1, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	signal(SIGUSR2, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGUSR1, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -519,6 +567,7 @@ int main(int argc, char **argv, char **envp)
 	test_fdinfo();
 	test_comm();
 	test_dirs();
+	test_status();
 	printf("done\n");
 	return 0;
 }
