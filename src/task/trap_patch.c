@@ -464,24 +464,8 @@ static bool may_scan(const struct ua__patch *p, const struct patch_code *c)
 	return !u->read || u->nfn;
 }
 
-/* The last function start at or before addr, or 0. */
-static uint64_t fn_before(const struct patch_unwind *u, uint64_t addr)
-{
-	size_t lo = 0, hi = u->nfn;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (u->fn[mid] <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? u->fn[lo - 1] : 0;
-}
-
-/* The first function start at or after addr, or UINT64_MAX. */
-static uint64_t fn_after(const struct patch_unwind *u, uint64_t addr)
+/* The index of the first function start at or after addr. */
+static size_t fn_index(const struct patch_unwind *u, uint64_t addr)
 {
 	size_t lo = 0, hi = u->nfn;
 
@@ -493,27 +477,56 @@ static uint64_t fn_after(const struct patch_unwind *u, uint64_t addr)
 		else
 			hi = mid;
 	}
-	return lo < u->nfn ? u->fn[lo] : UINT64_MAX;
+	return lo;
+}
+
+/* The last function start at or before addr, or 0. */
+static uint64_t fn_before(const struct patch_unwind *u, uint64_t addr)
+{
+	size_t i = addr == UINT64_MAX ? u->nfn : fn_index(u, addr + 1);
+
+	return i ? u->fn[i - 1] : 0;
+}
+
+/* The first function start at or after addr, or UINT64_MAX. */
+static uint64_t fn_after(const struct patch_unwind *u, uint64_t addr)
+{
+	size_t i = fn_index(u, addr);
+
+	return i < u->nfn ? u->fn[i] : UINT64_MAX;
+}
+
+/*
+ * Array a of n elements of size bytes with item put at index at, or
+ * NULL (a kept) when there is no memory for it.
+ */
+static void *insert_at(void *a, size_t n, size_t at, const void *item,
+		       size_t size)
+{
+	char *v = realloc(a, (n + 1) * size);
+
+	if (!v)
+		return NULL;
+	memmove(v + (at + 1) * size, v + at * size, (n - at) * size);
+	memcpy(v + at * size, item, size);
+	return v;
 }
 
 /* Put what a scan found into c's sorted arrays: sites once each... */
 static void sites_merge(struct patch_code *c, const struct ua__insn_site *s,
 			size_t n)
 {
-	struct ua__insn_site *v;
-
 	for (size_t i = 0; i < n; i++) {
+		struct ua__insn_site *v;
 		size_t at = 0;
 
 		while (at < c->n && c->sites[at].sys < s[i].sys)
 			at++;
 		if (at < c->n && c->sites[at].sys == s[i].sys)
 			continue;
-		v = realloc(c->sites, (c->n + 1) * sizeof(*v));
+		v = insert_at(c->sites, c->n, at, &s[i], sizeof(*v));
 		if (!v)
 			return;
-		memmove(v + at + 1, v + at, (c->n - at) * sizeof(*v));
-		v[at] = s[i];
 		c->sites = v;
 		c->n++;
 	}
@@ -526,9 +539,8 @@ static void sites_merge(struct patch_code *c, const struct ua__insn_site *s,
 static void holes_merge(struct patch_code *c, const struct ua__insn_hole *h,
 			size_t n)
 {
-	struct ua__insn_hole *v;
-
 	for (size_t i = 0; i < n; i++) {
+		struct ua__insn_hole *v;
 		size_t at = 0;
 
 		while (at < c->nholes &&
@@ -536,11 +548,9 @@ static void holes_merge(struct patch_code *c, const struct ua__insn_hole *h,
 			at++;
 		if (at < c->nholes && c->holes[at].addr < h[i].addr + h[i].len)
 			continue;
-		v = realloc(c->holes, (c->nholes + 1) * sizeof(*v));
+		v = insert_at(c->holes, c->nholes, at, &h[i], sizeof(*v));
 		if (!v)
 			return;
-		memmove(v + at + 1, v + at, (c->nholes - at) * sizeof(*v));
-		v[at] = h[i];
 		c->holes = v;
 		c->nholes++;
 	}
