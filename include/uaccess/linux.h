@@ -28,7 +28,9 @@ UA_BEGIN_DECLS
  * binfmt_elf does.  Static, static-pie and dynamically linked
  * executables.  Refusals are explained on stderr.  The calling thread,
  * which is to run the task, takes the program's name (PR_SET_NAME: the
- * last part of @path), as execve names the process after its file.
+ * last part of @path), as execve names the process after its file; the
+ * task keeps the signals that thread ignores ignored and starts with its
+ * signal mask, as execve keeps them (caught ones start at SIG_DFL).
  *
  * Return: the task, ready for ua_task_run(), or NULL with errno set:
  * ENOENT/EACCES (the file, or a dynamic program's interpreter), EISDIR,

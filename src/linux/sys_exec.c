@@ -25,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
@@ -430,6 +431,37 @@ static struct ua_task *named_after(struct ua_task *t, const char *filename)
 	return t;
 }
 
+/*
+ * The first program succeeds the calling thread as an exec would
+ * (fs/exec.c: flush_signal_handlers() resets what is caught and keeps
+ * what is ignored; the mask stays): `nohup uarun prog` leaves prog's
+ * SIGHUP ignored.  The host's dispositions are read with the raw call:
+ * glibc's sigaction() hides 32 and 33.
+ */
+static struct ua_task *inherit_signals(struct ua_task *t)
+{
+	struct ua_sig_image *img;
+	sigset_t mask;
+
+	if (!t)
+		return NULL;
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return t;
+	for (int sig = 1; sig <= UA_NSIG; sig++) {
+		struct ua_ksigaction ka;
+
+		if (!syscall(SYS_rt_sigaction, sig, NULL, &ka, 8) &&
+		    ka.handler == (uint64_t)(uintptr_t)SIG_IGN)
+			img->ignored |= SIGBIT(sig);
+	}
+	if (!pthread_sigmask(SIG_BLOCK, NULL, &mask))
+		memcpy(&img->blocked, &mask, sizeof(img->blocked));
+	ua__sig_exec_load(t, img);
+	free(img);
+	return t;
+}
+
 struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 			     char *const argv[], char *const envp[],
 			     const struct ua_task_opts *opts)
@@ -454,7 +486,7 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 		t = ua__lx_exec(sp, path, path, abs ? abs : path, argv, envp,
 				opts);
 		free(abs);
-		return named_after(t, path);
+		return inherit_signals(named_after(t, path));
 	}
 	b = script_bprm(fd, path, argv, false);
 	if (!b)
@@ -466,7 +498,7 @@ struct ua_task *ua_task_exec(struct ua_space *sp, const char *path,
 	strv_free(&b->argv);
 	close(b->fd);
 	free(b);
-	return named_after(t, path);
+	return inherit_signals(named_after(t, path));
 }
 
 /* A growing buffer for the state. */

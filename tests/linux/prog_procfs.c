@@ -545,13 +545,14 @@ static void test_status(void)
 			if (!strncmp(line, keys[i], strlen(keys[i])))
 				printf("status %s\n", line);
 	free(st);
-	signal(SIGUSR1, SIG_IGN);
+	/* What is pending goes with SIG_IGN, before the mask is put back. */
 	signal(SIGTERM, SIG_IGN);
+	signal(SIGRTMIN + 3, SIG_IGN);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	signal(SIGUSR2, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
-	signal(SIGUSR1, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGRTMIN + 3, SIG_DFL);
 }
 
 int main(int argc, char **argv, char **envp)

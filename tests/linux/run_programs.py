@@ -625,7 +625,31 @@ def mode_dynamic(uarun):
         for name, args, stdin in cases:
             fails += compare(uarun, bks, 'dynamic ' + name, args, stdin,
                              cwd=d)
-    return fails + dynamic_patched(uarun)
+    return fails + dynamic_patched(uarun) + inherited_signals(uarun)
+
+
+def inherited_signals(uarun):
+    """The first program keeps what uarun's caller ignored and blocked,
+    as exec keeps them (nohup): the same status lines, and a SIGHUP
+    that does not end it."""
+    def parent_sets():
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)
+        signal.signal(signal.SIGUSR2, signal.SIG_IGN)
+        signal.pthread_sigmask(signal.SIG_SETMASK, {signal.SIGUSR1})
+
+    cmd = ['sh', '-c', 'grep -E "^Sig(Blk|Ign)" /proc/self/status; '
+           'kill -HUP $$; echo survived']
+    outs = []
+    for pre in [[], [uarun]]:
+        r = subprocess.run(pre + cmd, capture_output=True, timeout=60,
+                           preexec_fn=parent_sets)
+        outs.append((r.returncode, r.stdout))
+    if outs[0] != outs[1] or b'survived' not in outs[0][1]:
+        print('FAIL inherited signals: native %r, uarun %r' %
+              (outs[0], outs[1]))
+        return 1
+    print('ok   inherited signals: %r' % outs[1][1])
+    return 0
 
 
 def dynamic_patched(uarun):

@@ -395,8 +395,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	first_pid = getpid();
-	/* The guest gets EPIPE and its own SIGPIPE; the monitor stays. */
-	signal(SIGPIPE, SIG_IGN);
 	ua_linux_set_exec(exec_again, NULL);
 	prog = image ? ua_exec_state_path(image) :
 		       find_program(argv[optind], pathbuf, sizeof(pathbuf));
@@ -422,6 +420,11 @@ int main(int argc, char **argv)
 		exit_like(SIGSEGV);
 	}
 	ua_exec_state_free(image);
+	/*
+	 * The guest gets EPIPE and its own SIGPIPE; the monitor stays.  Not
+	 * before the program took the dispositions this process inherited.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	if (!t) {
 		/* The library has said why for the refusals of a file. */
 		if (errno != ENOEXEC && errno != ELIBBAD && errno != EISDIR &&
