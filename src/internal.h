@@ -71,6 +71,11 @@ struct ua_protect_ops {
 	 */
 	void (*switch_mode)(struct ua_space *sp, int from, int to);
 	/*
+	 * May be NULL.  In a forked child, sp->lock held: only the calling
+	 * thread is left, in @mode; what the others held went with them.
+	 */
+	void (*fork_child)(struct ua_space *sp, int mode);
+	/*
 	 * May be NULL.  Before the violation report's call trace, which must
 	 * unwind through frames on guest stacks that the thread's protection
 	 * locks (a monitor handler stacked on guest code): let the thread read
@@ -211,6 +216,10 @@ UA_HIDDEN int ua__map_file(struct ua_space *sp, uintptr_t addr, size_t len,
 			  int prot, int flags, int host_fd, off_t off);
 UA_HIDDEN size_t ua__space_maps_copy(struct ua_space *sp,
 				 struct ua_mapping **out);
+/* Around the host's fork() of a process with this space (src/task/fork.c). */
+UA_HIDDEN void ua__space_fork_prepare(struct ua_space *sp);
+UA_HIDDEN void ua__space_fork_parent(struct ua_space *sp);
+UA_HIDDEN void ua__space_fork_child(struct ua_space *sp);
 
 /* src/protect/protect.c */
 UA_HIDDEN const struct ua_protect_ops *ua__protect_select(enum ua_protect p,

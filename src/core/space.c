@@ -493,6 +493,31 @@ size_t ua__space_maps_copy(struct ua_space *sp, struct ua_mapping **out)
 }
 
 /* Is [lo, hi) covered by mappings without a hole? */
+/*
+ * A fork copies the process as it is at that instant, and only the
+ * forking thread goes on in the child: a space lock another thread held
+ * then (a protection switch under mprotect, a map being added) would stay
+ * held in the child for good, and the maps list could be half changed.
+ * So the fork happens with the lock held (pthread_atfork()'s rule), and
+ * the child's backend forgets the modes of the threads it does not have.
+ */
+void ua__space_fork_prepare(struct ua_space *sp)
+{
+	ua__space_lock(sp);
+}
+
+void ua__space_fork_parent(struct ua_space *sp)
+{
+	ua__space_unlock(sp);
+}
+
+void ua__space_fork_child(struct ua_space *sp)
+{
+	if (sp->ops->fork_child)
+		sp->ops->fork_child(sp, ua__protect_mode(sp));
+	ua__space_unlock(sp);
+}
+
 static bool maps_cover(const struct ua_space *sp, uintptr_t lo, uintptr_t hi)
 {
 	size_t i = maps_find(sp, lo);

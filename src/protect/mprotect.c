@@ -11,6 +11,7 @@
  * monitor can touch the space (see doc/protection.md).
  */
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "../internal.h"
@@ -122,10 +123,21 @@ static void mp_switch(struct ua_space *sp, int from, int to)
 	ua__space_unlock(sp);
 }
 
+/* Only the forking thread's mode is left to count (space.c). */
+static void mp_fork_child(struct ua_space *sp, int mode)
+{
+	memset(sp->mp_counts, 0, sizeof(sp->mp_counts));
+	if (mode != UA_MODE_LOCKED)
+		sp->mp_counts[mode] = 1;
+	if (level_now(sp) != sp->mp_level)
+		apply(sp, level_now(sp));
+}
+
 const struct ua_protect_ops ua__protect_mprotect = {
 	.kind = UA_PROTECT_MPROTECT,
 	.init = mp_init,
 	.fini = mp_fini,
 	.map_prot = mp_map_prot,
 	.switch_mode = mp_switch,
+	.fork_child = mp_fork_child,
 };

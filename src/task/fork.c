@@ -12,7 +12,9 @@
  * would go quiet), the parent-death signal behind the getppid cache
  * (cleared by fork), the monitor's helper threads (only the caller
  * survives fork) and the cached pids (the
- * signal layer forgets its own through pthread_atfork()).
+ * signal layer forgets its own through pthread_atfork()).  The space's
+ * lock is held across the fork, so that no other thread can leave it
+ * held in the child (src/core/space.c).
  */
 #include <errno.h>
 #include <unistd.h>
@@ -54,12 +56,17 @@ static void child_reset(struct ua_task *t, pid_t parent)
 pid_t ua__task_fork(struct ua_task *t)
 {
 	pid_t parent = getpid(), pid;
+	int err;
 
 	ua__host_sig_before_fork();
+	ua__space_fork_prepare(t->sp);
 	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (!pid)
+	if (!pid) {
+		ua__space_fork_child(t->sp);
 		child_reset(t, parent);
-	return pid;
+		return 0;
+	}
+	err = pid < 0 ? -errno : 0;
+	ua__space_fork_parent(t->sp);
+	return err ? err : pid;
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -162,6 +163,71 @@ static void test_many(void)
 			bad++;
 	}
 	printf("50 children, wrong statuses: %d\n", bad);
+}
+
+static atomic_int spin_stop;
+
+/* Calls that change the monitor's shared state, without a pause. */
+static void *spinner(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&spin_stop)) {
+		void *m = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (m != MAP_FAILED)
+			munmap(m, 4096);
+		syscall(SYS_getppid);
+	}
+	return NULL;
+}
+
+/* waitpid() of a child that must end at once: 0 if it did not in 10 s. */
+static int reap_soon(pid_t pid, int *st)
+{
+	for (int ms = 0; ms < 10000; ms++) {
+		if (waitpid(pid, st, WNOHANG) == pid)
+			return 1;
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, st, 0);
+	return 0;
+}
+
+/*
+ * Forks while another thread is inside the monitor: only the forking
+ * thread goes on in a child, and nothing the other one held (a lock of
+ * the monitor's) may stay held there.
+ */
+static void test_threaded_fork(void)
+{
+	int hung = 0, bad = 0, st;
+	pthread_t th;
+
+	atomic_store(&spin_stop, 0);
+	if (pthread_create(&th, NULL, spinner, NULL)) {
+		printf("threaded fork: no thread\n");
+		return;
+	}
+	for (int i = 0; i < 100; i++) {
+		pid_t pid = fork();
+
+		if (!pid)
+			_exit(i % 100);
+		if (pid < 0) {
+			bad++;
+			continue;
+		}
+		if (!reap_soon(pid, &st))
+			hung++;
+		else if (!WIFEXITED(st) || WEXITSTATUS(st) != i % 100)
+			bad++;
+	}
+	atomic_store(&spin_stop, 1);
+	pthread_join(th, NULL);
+	printf("threaded fork: 100 children, hung %d, wrong statuses %d\n",
+	       hung, bad);
 }
 
 /* The SIGCHLD of the reaping tests: which si_codes came, and the last. */
@@ -693,6 +759,7 @@ int main(int argc, char **argv)
 	test_vfork();
 	test_shared();
 	test_groups();
+	test_threaded_fork();
 	printf("SIGCHLD seen: %d, last CLD_EXITED %d, status %d\n", chld > 0,
 	       chld_code == CLD_EXITED, chld_status);
 	return 0;
