@@ -23,7 +23,8 @@
 #define CODE_MAX_SHNUM 4096
 #define CODE_MAX_SHSTRTAB ((size_t)1 << 20)
 
-static bool pread_full(int fd, void *buf, size_t n, uint64_t off)
+/* The loader reads its headers with it too (src/linux/loader.c). */
+bool ua__lx_pread_full(int fd, void *buf, size_t n, uint64_t off)
 {
 	size_t done = 0;
 
@@ -44,6 +45,18 @@ static bool in_file(uint64_t off, uint64_t len, uint64_t size)
 	return off <= size && len <= size - off;
 }
 
+/* A code section whose bytes all lie in the map of [off, off + len). */
+static bool in_map(const Elf64_Shdr *s, uint64_t off, uint64_t len)
+{
+	uint64_t want = SHF_ALLOC | SHF_EXECINSTR;
+
+	if (s->sh_type != SHT_PROGBITS || (s->sh_flags & want) != want ||
+	    !s->sh_size || s->sh_offset < off)
+		return false;
+	return s->sh_offset - off <= len &&
+	       s->sh_size <= len - (s->sh_offset - off);
+}
+
 static Elf64_Shdr *read_shdrs(int fd, const Elf64_Ehdr *eh, uint64_t size)
 {
 	size_t n = eh->e_shnum;
@@ -53,7 +66,7 @@ static Elf64_Shdr *read_shdrs(int fd, const Elf64_Ehdr *eh, uint64_t size)
 	    !in_file(eh->e_shoff, n * sizeof(*sh), size))
 		return NULL;
 	sh = malloc(n * sizeof(*sh));
-	if (sh && !pread_full(fd, sh, n * sizeof(*sh), eh->e_shoff)) {
+	if (sh && !ua__lx_pread_full(fd, sh, n * sizeof(*sh), eh->e_shoff)) {
 		free(sh);
 		sh = NULL;
 	}
@@ -77,7 +90,7 @@ static const Elf64_Shdr *eh_frame_of(int fd, const Elf64_Ehdr *eh,
 	names = malloc(st->sh_size + 1);
 	if (!names)
 		return NULL;
-	if (pread_full(fd, names, st->sh_size, st->sh_offset)) {
+	if (ua__lx_pread_full(fd, names, st->sh_size, st->sh_offset)) {
 		names[st->sh_size] = 0;
 		for (size_t i = 0; i < eh->e_shnum && !found; i++)
 			if (sh[i].sh_type == SHT_PROGBITS &&
@@ -88,14 +101,6 @@ static const Elf64_Shdr *eh_frame_of(int fd, const Elf64_Ehdr *eh,
 	}
 	free(names);
 	return found;
-}
-
-static bool is_code(const Elf64_Shdr *s)
-{
-	uint64_t want = SHF_ALLOC | SHF_EXECINSTR;
-
-	return s->sh_type == SHT_PROGBITS && (s->sh_flags & want) == want &&
-	       s->sh_size;
 }
 
 /*
@@ -119,7 +124,7 @@ void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size, uint64_t off,
 	Elf64_Shdr *sh;
 	Elf64_Ehdr eh;
 
-	if (!pread_full(fd, &eh, sizeof(eh), 0) ||
+	if (!ua__lx_pread_full(fd, &eh, sizeof(eh), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh.e_ident[EI_DATA] != ELFDATA2LSB || eh.e_machine != EM_X86_64)
@@ -128,9 +133,7 @@ void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size, uint64_t off,
 	if (!sh)
 		return;
 	for (size_t i = 0; i < eh.e_shnum && !biased; i++) {
-		if (!is_code(&sh[i]) || sh[i].sh_offset < off ||
-		    sh[i].sh_offset - off > len ||
-		    sh[i].sh_size > len - (sh[i].sh_offset - off))
+		if (!in_map(&sh[i], off, len))
 			continue;
 		/* Where the file puts the section less where it was linked. */
 		bias = addr + (sh[i].sh_offset - off) - sh[i].sh_addr;
@@ -144,9 +147,7 @@ void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size, uint64_t off,
 	for (size_t i = 0; i < eh.e_shnum && biased; i++) {
 		const Elf64_Shdr *s = &sh[i];
 
-		if (!is_code(s) || s->sh_offset < off ||
-		    s->sh_offset - off > len ||
-		    s->sh_size > len - (s->sh_offset - off))
+		if (!in_map(s, off, len))
 			continue;
 		/* A section linked elsewhere than the bias says: not ours. */
 		if (s->sh_addr + bias != addr + (s->sh_offset - off))

@@ -124,13 +124,21 @@ static inline UA_FAST void fast_windows(struct ua_thread *self, unsigned n)
  * several threads another may close and reuse it meanwhile, and the
  * full path orders that: they take it.
  */
-static inline UA_FAST int fast_host_fd(struct lx_proc *p, uint64_t fd)
+static inline UA_FAST struct lx_file *fast_host_file(struct lx_proc *p,
+						    uint64_t fd)
 {
 	struct lx_file *f = fast_file(p, fd);
 
 	if (!f || f->kind != LX_FD_HOST || lx_threaded(p))
-		return -1;
-	return f->host;
+		return NULL;
+	return f;
+}
+
+static inline UA_FAST int fast_host_fd(struct lx_proc *p, uint64_t fd)
+{
+	struct lx_file *f = fast_host_file(p, fd);
+
+	return f ? f->host : -1;
 }
 
 /*
@@ -199,14 +207,13 @@ static inline UA_FAST long fast_getdents(struct ua_task *t, struct lx_proc *p,
 	struct ua_pt_regs *r = &t->regs;
 	void *buf = (void *)ARG2(r);
 	size_t count = ARG3(r) < (64u << 10) ? ARG3(r) : (64u << 10);
-	int h = fast_host_fd(p, ARG1(r));
+	struct lx_file *f = fast_host_file(p, ARG1(r));
 	long ret;
 
 	/* The guest's own /proc directories are listed by procfs_dir.c. */
-	if (h < 0 || fast_file(p, ARG1(r))->pdir || !count ||
-	    !ua__space_has(t->sp, buf, count))
+	if (!f || f->pdir || !count || !ua__space_has(t->sp, buf, count))
 		return UA_FAST_DECLINE;
-	ret = fast_host(SYS_getdents64, h, (long)buf, (long)count, 0);
+	ret = fast_host(SYS_getdents64, f->host, (long)buf, (long)count, 0);
 	fast_windows(self, ret > 0 || ret == -EFAULT);
 	return ret;
 }

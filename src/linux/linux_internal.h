@@ -378,6 +378,7 @@ UA_HIDDEN void ua__lx_wake_done(struct ua_task *t, bool *done);
 
 /* sys_mm.c */
 /* src/linux/code_map.c: the code sections of a map of an ELF file. */
+UA_HIDDEN bool ua__lx_pread_full(int fd, void *buf, size_t n, uint64_t off);
 UA_HIDDEN void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size,
 			       uint64_t off, uint64_t len, uint64_t addr);
 UA_HIDDEN long ua__lx_map_file(struct ua_task *t, uintptr_t addr,

@@ -53,13 +53,6 @@ static int refuse(const struct elf_image *im, const char *path,
 	return -err;
 }
 
-static int read_full(int fd, void *buf, size_t n, off_t off)
-{
-	ssize_t r = pread(fd, buf, n, off);
-
-	return r == (ssize_t)n ? 0 : -1;
-}
-
 static int check_phdrs(struct elf_image *im, const char *path)
 {
 	const Elf64_Ehdr *eh = &im->eh;
@@ -129,10 +122,10 @@ static int read_image(struct elf_image *im, const char *path)
 	if (!S_ISREG(st.st_mode))
 		return refuse(im, path, "not a regular file", EACCES);
 	im->size = st.st_size;
-	if (read_full(im->fd, &im->eh, 4, 0) ||
+	if (!ua__lx_pread_full(im->fd, &im->eh, 4, 0) ||
 	    memcmp(eh->e_ident, ELFMAG, SELFMAG))
 		return refuse(im, path, "not an ELF file", ENOEXEC);
-	if (read_full(im->fd, &im->eh, sizeof(im->eh), 0))
+	if (!ua__lx_pread_full(im->fd, &im->eh, sizeof(im->eh), 0))
 		return refuse(im, path, "truncated ELF header", ENOEXEC);
 	if (eh->e_ident[EI_CLASS] != ELFCLASS64 ||
 	    eh->e_ident[EI_DATA] != ELFDATA2LSB || eh->e_machine != EM_X86_64)
@@ -147,8 +140,8 @@ static int read_image(struct elf_image *im, const char *path)
 	if (eh->e_phoff > (uint64_t)im->size ||
 	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
 		    (uint64_t)im->size - eh->e_phoff ||
-	    read_full(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr),
-		      (off_t)eh->e_phoff))
+	    !ua__lx_pread_full(im->fd, im->ph,
+			       eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff))
 		return refuse(im, path, "truncated program header table",
 			      ENOEXEC);
 	return check_phdrs(im, path);
@@ -579,7 +572,7 @@ static int open_interp(struct elf_image *im, struct elf_image *in,
 	int err;
 
 	memset(name, 0, sizeof(name));
-	if (read_full(im->fd, name, n, (off_t)im->interp->p_offset) ||
+	if (!ua__lx_pread_full(im->fd, name, n, im->interp->p_offset) ||
 	    name[n - 1])
 		return refuse(im, path, "a bad interpreter path (PT_INTERP)",
 			      ENOEXEC);
