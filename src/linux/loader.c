@@ -140,8 +140,8 @@ static int read_image(struct elf_image *im, const char *path)
 	if (eh->e_phoff > (uint64_t)im->size ||
 	    (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr) >
 		    (uint64_t)im->size - eh->e_phoff ||
-	    !ua__lx_pread_full(im->fd, im->ph,
-			       eh->e_phnum * sizeof(Elf64_Phdr), eh->e_phoff))
+	    !ua__lx_pread_full(im->fd, im->ph, eh->e_phnum * sizeof(Elf64_Phdr),
+			       eh->e_phoff))
 		return refuse(im, path, "truncated program header table",
 			      ENOEXEC);
 	return check_phdrs(im, path);
