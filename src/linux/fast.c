@@ -125,7 +125,7 @@ static inline UA_FAST void fast_windows(struct ua_thread *self, unsigned n)
  * full path orders that: they take it.
  */
 static inline UA_FAST struct lx_file *fast_host_file(struct lx_proc *p,
-						    uint64_t fd)
+						     uint64_t fd)
 {
 	struct lx_file *f = fast_file(p, fd);
 

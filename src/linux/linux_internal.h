@@ -228,6 +228,7 @@ UA_HIDDEN long ua__lx_procfs_open(struct ua_task *t, const char *path,
 				  int flags);
 /* proc_status.c: the guest's /proc/<pid>/status, written to fd. */
 UA_HIDDEN long ua__lx_put_status(struct ua_task *t, int fd);
+UA_HIDDEN long ua__lx_put_stat(struct ua_task *t, int fd);
 /* proc_maps.c: the guest's /proc/<pid>/maps, written to fd. */
 UA_HIDDEN long ua__lx_put_maps(struct ua_task *t, int fd);
 UA_HIDDEN int ua__lx_procfs_dir(const char *path);

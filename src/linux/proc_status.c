@@ -16,10 +16,18 @@
  * forwards.  Every other line is the host's, as it was read.  One
  * difference stays: a process with one thread keeps the signals sent to
  * the process with its task's (src/signal), so they show in SigPnd where
- * the kernel shows them in ShdPnd.  /proc/<pid>/stat's num_threads is
- * still the host's.
+ * the kernel shows them in ShdPnd.
+ *
+ * /proc/<pid>/stat likewise (fs/proc/array.c do_task_stat()): the host's
+ * line with its thread count (field 20), its four signal bitmaps (31 to
+ * 34: the task's pending, blocked, ignored and caught signals below 32)
+ * and its heap start and argument and environment bounds (47 to 51) the
+ * guest's.  The code, data and stack addresses and the sizes stay the
+ * host process's.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,4 +106,103 @@ long ua__lx_put_status(struct ua_task *t, int fd)
 	}
 	fclose(in);
 	return err;
+}
+
+/* do_task_stat() prints the old bitmaps' first 31 signals only. */
+#define STAT_SIGS 0x7fffffffull
+
+/* The guest's value of stat field k (1-based, as proc(5) counts). */
+static bool own_field(struct ua_task *t, int k, uint64_t ign, uint64_t cgt,
+		      uint64_t *v)
+{
+	struct ua_sigstate *s = sigstate(t);
+	struct lx_proc *p = lx_proc(t);
+	size_t n;
+
+	switch (k) {
+	case 20:
+		n = atomic_load(&p->nthreads);
+		*v = n ? n : 1;
+		return true;
+	case 31:
+		*v = atomic_load(&s->own.pending) & STAT_SIGS;
+		return true;
+	case 32:
+		*v = atomic_load(&s->blocked) & STAT_SIGS;
+		return true;
+	case 33:
+		*v = ign & STAT_SIGS;
+		return true;
+	case 34:
+		*v = cgt & STAT_SIGS;
+		return true;
+	case 47:
+		*v = p->brk_start;
+		return p->brk_start != 0;
+	case 48:
+		*v = p->arg_start;
+		return true;
+	case 49:
+		*v = p->arg_end;
+		return true;
+	case 50:
+		*v = p->env_start;
+		return true;
+	case 51:
+		*v = p->env_end;
+		return true;
+	default:
+		return false;
+	}
+}
+
+static ssize_t read_stat(char *buf, size_t size)
+{
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n, done = 0;
+
+	if (fd < 0)
+		return -errno;
+	while ((size_t)done < size - 1 &&
+	       (n = read(fd, buf + done, size - 1 - done)) > 0)
+		done += n;
+	close(fd);
+	buf[done] = 0;
+	return done;
+}
+
+/*
+ * ua__lx_put_stat(): the guest's stat line, written to fd.  0 or -errno.
+ * The command name is in parentheses and may hold spaces and ')': the
+ * fields start after the last ')', as the kernel's readers parse it.
+ */
+long ua__lx_put_stat(struct ua_task *t, int fd)
+{
+	char in[1024], out[1536], *rest, *save = NULL, *tok;
+	uint64_t ign, cgt, v;
+	size_t len;
+	int k = 3;
+	ssize_t n = read_stat(in, sizeof(in));
+
+	if (n < 0)
+		return n;
+	rest = strrchr(in, ')');
+	if (!rest || rest[1] != ' ')
+		return -EIO;
+	*++rest = 0;
+	len = (size_t)snprintf(out, sizeof(out), "%s", in);
+	dispositions(sigstate(t), &ign, &cgt);
+	for (tok = strtok_r(rest + 1, " \n", &save); tok && len < sizeof(out);
+	     tok = strtok_r(NULL, " \n", &save), k++) {
+		if (own_field(t, k, ign, cgt, &v))
+			len += (size_t)snprintf(out + len, sizeof(out) - len,
+						" %" PRIu64, v);
+		else
+			len += (size_t)snprintf(out + len, sizeof(out) - len,
+						" %s", tok);
+	}
+	if (len >= sizeof(out) - 1)
+		return -EIO;
+	out[len++] = '\n';
+	return write(fd, out, len) == (ssize_t)len ? 0 : -EIO;
 }

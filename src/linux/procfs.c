@@ -38,6 +38,7 @@ enum proc_entry {
 	PROC_MAPS,
 	PROC_EXE,
 	PROC_STATUS,
+	PROC_STAT,
 	PROC_FD,     /* fd/N */
 	PROC_FDINFO, /* fdinfo/N */
 	PROC_DIR,    /* fd/, fdinfo/ or task/: *fd says which (LX_PDIR_*) */
@@ -83,6 +84,7 @@ static enum proc_entry own_entry(const char *path, long *fd)
 		[PROC_CMDLINE] = "cmdline", [PROC_ENVIRON] = "environ",
 		[PROC_AUXV] = "auxv",	    [PROC_MAPS] = "maps",
 		[PROC_EXE] = "exe",	    [PROC_STATUS] = "status",
+		[PROC_STAT] = "stat",
 	};
 	const char *rest = path + 6; /* past "/proc/" */
 	char *end;
@@ -100,7 +102,7 @@ static enum proc_entry own_entry(const char *path, long *fd)
 			return PROC_NONE;
 		rest = end + 1;
 	}
-	for (int e = PROC_CMDLINE; e <= PROC_STATUS; e++)
+	for (int e = PROC_CMDLINE; e <= PROC_STAT; e++)
 		if (!strcmp(rest, names[e]))
 			return (enum proc_entry)e;
 	*fd = dir_entry(rest);
@@ -264,6 +266,8 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn)
 		return put_fdinfo(t, fd, fdn);
 	case PROC_STATUS:
 		return ua__lx_put_status(t, fd);
+	case PROC_STAT:
+		return ua__lx_put_stat(t, fd);
 	default:
 		return -EINVAL;
 	}

@@ -515,7 +515,51 @@ static void on_hup(int sig)
  * status's thread count and signal lines are the program's: its mask,
  * what it ignores and catches, what is pending for it.
  */
-static void test_status(void)
+/* Field k (1-based, as proc(5) counts) of /proc/self/stat. */
+static unsigned long long stat_field(const char *st, int k)
+{
+	const char *p = strrchr(st, ')');
+
+	for (int i = 2; p && i < k; i++)
+		p = strchr(p + 1, ' ');
+	return p ? strtoull(p + 1, NULL, 10) : ~0ull;
+}
+
+static int within(unsigned long long lo, const void *p, unsigned long long hi)
+{
+	return lo <= (uintptr_t)p && (uintptr_t)p < hi;
+}
+
+/*
+ * stat's thread count and signal bitmaps, and where its bounds of the
+ * arguments, the environment and the heap fall (their values differ
+ * from run to run).
+ */
+static void show_stat(char **argv, char **envp)
+{
+	size_t len;
+	char *st = slurp("/proc/self/stat", &len);
+
+	if (!st) {
+		printf("stat: %s\n", strerror(errno));
+		return;
+	}
+	printf("stat threads %llu signal %llx blocked %llx ignored %llx "
+	       "caught %llx\n",
+	       stat_field(st, 20), stat_field(st, 31), stat_field(st, 32),
+	       stat_field(st, 33), stat_field(st, 34));
+	printf("stat args hold argv[0] %d, end at the environment %d, "
+	       "environment holds envp[0] %d, heap start below the break %d\n",
+	       within(stat_field(st, 48), argv[0], stat_field(st, 49)),
+	       stat_field(st, 49) == stat_field(st, 50),
+	       within(stat_field(st, 50), envp[0], stat_field(st, 51)),
+	       stat_field(st, 47) <= (uintptr_t)sbrk(0) &&
+		       stat_field(st, 47) + (256u << 20) > (uintptr_t)sbrk(0));
+	printf("stat ends with a newline %d\n", len && st[len - 1] == '\n');
+	free(st);
+}
+
+static void test_status(char **argv, char **envp)
 {
 	static const char *const keys[] = { "Threads:", "SigPnd:", "ShdPnd:",
 					    "SigBlk:",	"SigIgn:", "SigCgt:" };
@@ -545,6 +589,7 @@ static void test_status(void)
 			if (!strncmp(line, keys[i], strlen(keys[i])))
 				printf("status %s\n", line);
 	free(st);
+	show_stat(argv, envp);
 	/* What is pending goes with SIG_IGN, before the mask is put back. */
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGRTMIN + 3, SIG_IGN);
@@ -568,7 +613,7 @@ int main(int argc, char **argv, char **envp)
 	test_fdinfo();
 	test_comm();
 	test_dirs();
-	test_status();
+	test_status(argv, envp);
 	printf("done\n");
 	return 0;
 }
