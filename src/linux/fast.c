@@ -141,6 +141,46 @@ static inline UA_FAST int fast_host_fd(struct lx_proc *p, uint64_t fd)
 	return f ? f->host : -1;
 }
 
+/* Does the C string s start with the n bytes of pre (no libc here)? */
+static inline UA_FAST bool fast_prefix(const char *s, const char *pre,
+				       size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i] != pre[i])
+			return false;
+	return true;
+}
+
+/*
+ * May the host look up the guest's path itself?  Not for what the full
+ * path rewrites first (procfs.c): the guest's own /proc entries and the
+ * /dev links into /proc/self/fd.  Its first bytes are read in one window
+ * (left open in the count when the answer is yes), no further than the
+ * page they start in: a shorter path that ends there is whole, a longer
+ * one has its prefix.
+ */
+static inline UA_FAST bool fast_host_path(struct ua_thread *self,
+					  const char *path)
+{
+	char head[8] = { 0 };
+	size_t n = ua__pagesz - ((uintptr_t)path & (ua__pagesz - 1)), left;
+	bool nul = false;
+
+	n = n < sizeof(head) ? n : sizeof(head);
+	ua__lean_window_open(self);
+	left = ua__raw_copy(head, path, n);
+	ua__lean_window_close(self);
+	for (size_t i = 0; i < n - left; i++)
+		nul |= !head[i];
+	if (left || (n < sizeof(head) && !nul) ||
+	    fast_prefix(head, "/proc/", 6) || fast_prefix(head, "/dev/fd", 7) ||
+	    fast_prefix(head, "/dev/std", 8)) {
+		self->lean_seq -= 2; /* the full path counts its own */
+		return false;
+	}
+	return true;
+}
+
 /*
  * newfstatat(dfd, path, st, flags) (sys_fs.c do_fstatat()): its flags
  * check, then the host's call.  The host reads at most PATH_MAX bytes of
@@ -167,12 +207,16 @@ static inline UA_FAST long fast_fstatat(struct ua_task *t, struct lx_proc *p,
 	if (hdfd < 0 && hdfd != AT_FDCWD)
 		return UA_FAST_DECLINE;
 	if (!ua__space_has(t->sp, path, PATH_MAX) ||
-	    !ua__space_has(t->sp, st, sizeof(struct stat)))
+	    !ua__space_has(t->sp, st, sizeof(struct stat)) ||
+	    !fast_host_path(self, path))
 		return UA_FAST_DECLINE;
 	ret = fast_host(SYS_newfstatat, hdfd, (long)path, (long)st, flags);
-	if (ret == -EFAULT || ret == -EINTR)
+	if (ret == -EFAULT || ret == -EINTR) {
+		self->lean_seq -= 2; /* fast_host_path()'s: the full path's */
 		return UA_FAST_DECLINE;
-	fast_windows(self, ret ? 1 : 2);
+	}
+	/* The path's window was fast_host_path()'s. */
+	fast_windows(self, ret ? 0 : 1);
 	return ret;
 }
 
@@ -395,16 +439,6 @@ static inline UA_FAST size_t fast_path_copy(struct ua_thread *self, char *buf,
 	return len < got ? len : 0;
 }
 
-/* Does the C string s start with the n bytes of pre (no libc here)? */
-static inline UA_FAST bool fast_prefix(const char *s, const char *pre,
-				       size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != pre[i])
-			return false;
-	return true;
-}
-
 /*
  * openat(dfd, path, flags, mode) (sys_fs.c do_openat()): the path copied
  * into the task's buffer in one window, as the full path's copy, then
@@ -434,6 +468,8 @@ static inline UA_FAST long fast_open(struct ua_task *t, struct lx_proc *p,
 		return UA_FAST_DECLINE;
 	len = fast_path_copy(self, path, upath);
 	if (!len || fast_prefix(path, "/proc/", 6) ||
+	    (len >= 7 && (fast_prefix(path, "/dev/fd", 7) ||
+			  fast_prefix(path, "/dev/std", 8))) ||
 	    (len == 9 && (fast_prefix(path, "/dev/null", 9) ||
 			  fast_prefix(path, "/dev/zero", 9))))
 		goto decline;

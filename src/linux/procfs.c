@@ -366,6 +366,82 @@ static long reopen(struct ua_task *t, enum proc_entry e, long fd, int flags)
 }
 
 /*
+ * /dev/fd and /dev/stdin, /dev/stdout and /dev/stderr are the host's
+ * links to /proc/self/fd and its first three entries (udev's and
+ * systemd's), which the host would follow to the monitor's descriptors:
+ * bash's process substitution hands its commands /dev/fd/63.
+ * ua__lx_procfs_alias() rewrites path in place (a PATH_MAX buffer) to the
+ * name the host's link gives, where the link is that one, so that the
+ * guest's own fd/N answers.  A link that is the path's last component is
+ * what lstat and readlink ask about: it is rewritten only when @follow.
+ */
+void ua__lx_procfs_alias(char *path, bool follow)
+{
+	static const char *const std[] = { "/dev/stdin", "/dev/stdout",
+					   "/dev/stderr" };
+	char link[32], want[32];
+	size_t len;
+	ssize_t n;
+
+	if (strncmp(path, "/dev/", 5))
+		return;
+	for (int i = 0; i < 3; i++) {
+		if (strcmp(path, std[i]))
+			continue;
+		if (!follow)
+			return;
+		n = readlink(std[i], link, sizeof(link) - 1);
+		snprintf(want, sizeof(want), "/proc/self/fd/%d", i);
+		if (n > 0 && (size_t)n == strlen(want) &&
+		    !memcmp(link, want, (size_t)n))
+			strcpy(path, want);
+		return;
+	}
+	if (strncmp(path, "/dev/fd", 7) || (path[7] && path[7] != '/') ||
+	    (!path[7] && !follow))
+		return;
+	n = readlink("/dev/fd", link, sizeof(link));
+	len = strlen(path);
+	if (n != 13 || memcmp(link, "/proc/self/fd", 13) ||
+	    len + 6 >= PATH_MAX)
+		return;
+	memmove(path + 13, path + 7, len - 7 + 1);
+	memcpy(path, "/proc/self/fd", 13);
+}
+
+/*
+ * ua__lx_procfs_host_path(): for the calls that look a path up without
+ * opening it (stat, lstat, statx, access), the guest's own fd/N link at
+ * path, rewritten in place to what the host must look up instead: the
+ * link of its host descriptor, which leads to the same file and shows
+ * the same open mode; the device the monitor stands in for, followed;
+ * or a name that does not exist for a descriptor that is not open, as
+ * the kernel's directory has no entry for it.
+ */
+void ua__lx_procfs_host_path(struct ua_task *t, char *path, bool follow)
+{
+	const struct lx_file *f;
+	char dev[64];
+	long fd, n;
+
+	if (own_entry(path, &fd) != PROC_FD)
+		return;
+	f = ua__lx_file(t, fd);
+	if (f && f->kind == LX_FD_HOST) {
+		snprintf(path, PATH_MAX, "/proc/self/fd/%d", f->host);
+		return;
+	}
+	n = f && follow ? fd_link(t, fd, dev, sizeof(dev) - 1) : -ENOENT;
+	if (n > 0) {
+		dev[n] = 0;
+		snprintf(path, PATH_MAX, "%s", dev);
+		return;
+	}
+	/* Not open; or a device's link not followed, which the host lacks. */
+	snprintf(path, PATH_MAX, "/proc/self/fd/-1");
+}
+
+/*
  * ua__lx_procfs_dir(): which of the guest's own directories path is
  * (LX_PDIR_*: listed by procfs_dir.c), or 0.
  */

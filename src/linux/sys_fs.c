@@ -98,6 +98,7 @@ static long do_openat(struct ua_task *t, long dfd, uint64_t upath, int flags,
 		err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err)
 		return err;
+	ua__lx_procfs_alias(path, !(flags & O_NOFOLLOW));
 	f.cloexec = flags & O_CLOEXEC;
 	f.flags = flags;
 	if (!strcmp(path, "/dev/null"))
@@ -158,6 +159,8 @@ static long do_fstatat(struct ua_task *t, long dfd, uint64_t upath,
 	}
 	if (err)
 		return err;
+	ua__lx_procfs_alias(path, !(flags & AT_SYMLINK_NOFOLLOW));
+	ua__lx_procfs_host_path(t, path, !(flags & AT_SYMLINK_NOFOLLOW));
 	if (fstatat(hdfd, path, &st, flags))
 		return -errno;
 	if (ua_copy_to_user(ust, &st, sizeof(st)))
@@ -198,6 +201,8 @@ static long sys_statx(struct ua_task *t, struct ua_pt_regs *r)
 		err = ua__lx_host_dirfd(t, (int)ARG1(r), &hdfd);
 	if (err)
 		return err;
+	ua__lx_procfs_alias(path, !(flags & AT_SYMLINK_NOFOLLOW));
+	ua__lx_procfs_host_path(t, path, !(flags & AT_SYMLINK_NOFOLLOW));
 	if (statx(hdfd, path, flags, (unsigned int)ARG4(r), &stx))
 		return -errno;
 	if (ua_copy_to_user((void *)ARG5(r), &stx, sizeof(stx)))
@@ -248,6 +253,7 @@ static long do_readlinkat(struct ua_task *t, long dfd, uint64_t upath,
 	if (err)
 		return err;
 	/* The program's own file and descriptors, not the monitor's. */
+	ua__lx_procfs_alias(path, false);
 	n = ua__lx_procfs_readlink(t, path, out, sizeof(out));
 	if (n == -ENOSYS) {
 		n = readlinkat(hdfd, path, out, sizeof(out));
@@ -327,6 +333,8 @@ static long do_faccessat(struct ua_task *t, long dfd, uint64_t upath,
 		err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err)
 		return err;
+	ua__lx_procfs_alias(path, !(flags & AT_SYMLINK_NOFOLLOW));
+	ua__lx_procfs_host_path(t, path, !(flags & AT_SYMLINK_NOFOLLOW));
 	return faccessat(hdfd, path, mode, flags) ? -errno : 0;
 }
 

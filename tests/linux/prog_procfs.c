@@ -21,6 +21,7 @@
 #include <sys/auxv.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
@@ -515,6 +516,74 @@ static void on_hup(int sig)
  * status's thread count and signal lines are the program's: its mask,
  * what it ignores and catches, what is pending for it.
  */
+/* A look-up of name: its result, and whether it found file fd's inode. */
+static void show_lookup(const char *how, const char *name, int fd)
+{
+	struct stat st, want;
+	int r;
+
+	fstat(fd, &want);
+	if (!strcmp(how, "lstat"))
+		r = lstat(name, &st);
+	else
+		r = stat(name, &st);
+	if (r) {
+		printf("%s %s: %s\n", how, name, strerror(errno));
+		return;
+	}
+	if (S_ISLNK(st.st_mode))
+		printf("%s %s: a link, mode %o\n", how, name,
+		       (unsigned)st.st_mode & 0777);
+	else
+		printf("%s %s: the file %d\n", how, name,
+		       st.st_ino == want.st_ino && st.st_dev == want.st_dev);
+}
+
+/*
+ * The descriptor links as names: /proc/self/fd/N and the /dev links into
+ * it (bash's process substitution gives commands /dev/fd/63), looked up,
+ * opened and read as the kernel does for the program's own descriptors,
+ * whatever the monitor holds at those numbers.
+ */
+static void test_fd_names(void)
+{
+	char name[64], buf[32];
+	int p[2], fd, closed;
+	ssize_t n;
+
+	if (pipe(p))
+		return;
+	/* Numbers the monitor is likely to hold: high ones. */
+	fd = fcntl(p[0], F_DUPFD, 60);
+	closed = fcntl(p[1], F_DUPFD, 61);
+	close(p[0]);
+	close(closed);
+	write(p[1], "piped", 5);
+	close(p[1]);
+	snprintf(name, sizeof(name), "/dev/fd/%d", fd);
+	show_lookup("stat", name, fd);
+	printf("access %s: %d\n", name, access(name, R_OK));
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", fd);
+	show_lookup("stat", name, fd);
+	show_lookup("lstat", name, fd);
+	snprintf(name, sizeof(name), "/proc/self/fd/%d", closed);
+	show_lookup("stat", name, fd);
+	snprintf(name, sizeof(name), "/dev/fd/%d", closed);
+	show_lookup("lstat", name, fd);
+	show_lookup("stat", "/dev/stdin", 0);
+	show_lookup("lstat", "/dev/stdin", 0);
+	n = readlink("/dev/stdin", buf, sizeof(buf) - 1);
+	buf[n > 0 ? n : 0] = 0;
+	printf("readlink /dev/stdin: %s\n", buf);
+	snprintf(name, sizeof(name), "/dev/fd/%d", fd);
+	p[0] = open(name, O_RDONLY);
+	n = p[0] < 0 ? -1 : read(p[0], buf, sizeof(buf));
+	printf("open %s and read: %.*s\n", name, (int)(n > 0 ? n : 0), buf);
+	if (p[0] >= 0)
+		close(p[0]);
+	close(fd);
+}
+
 /* Field k (1-based, as proc(5) counts) of /proc/self/stat. */
 static unsigned long long stat_field(const char *st, int k)
 {
@@ -614,6 +683,7 @@ int main(int argc, char **argv, char **envp)
 	test_comm();
 	test_dirs();
 	test_status(argv, envp);
+	test_fd_names();
 	printf("done\n");
 	return 0;
 }
