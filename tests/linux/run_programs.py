@@ -605,6 +605,14 @@ def mode_dynamic(uarun):
                           'gzip -c a.txt | gzip -dc | wc -l; rm -r u t.tgz'],
              b''),
             ('diff', ['diff', 'a.txt', 'sub/c.txt'], b''),
+            # Process substitution and the /dev links into /proc/self/fd:
+            # the guest's descriptors, not the monitor's at those numbers.
+            ('bash <() /dev/stdin', ['bash', '-c', 'diff <(sort a.txt) '
+                                     '<(sort -r a.txt | sort) && echo same; '
+                                     'cat <(echo sub) /dev/stdin; '
+                                     'exec 7<a.txt; wc -l < /dev/fd/7; '
+                                     '[ -e /dev/fd/7 ] && echo has7'],
+             b'from stdin\n'),
             ('bash script', ['bash', '-c', 'f() { echo "f:$1"; }; '
                              'for i in $(seq 3); do f $i; done | sort -r; '
                              'x=$(cat a.txt | wc -l); echo "lines $x"; '
