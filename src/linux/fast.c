@@ -415,8 +415,12 @@ static inline UA_FAST long fast_close(struct lx_proc *p, uint64_t fd)
  * The guest's path at upath into buf, in one window: its length, or 0
  * when it is empty, faults or has no NUL within PATH_MAX (what the full
  * path refuses).  A page at a time, so that no fault is taken past the
- * page where the NUL is: a fault is a host signal, dearer than the call.
+ * page where the NUL is: a fault is a host signal, dearer than the call;
+ * and first no more than FAST_PATH_HEAD bytes, which hold most paths,
+ * not the rest of a page.
  */
+#define FAST_PATH_HEAD 256
+
 static inline UA_FAST size_t fast_path_copy(struct ua_thread *self, char *buf,
 					    uint64_t upath)
 {
@@ -428,6 +432,8 @@ static inline UA_FAST size_t fast_path_copy(struct ua_thread *self, char *buf,
 
 		if (n > PATH_MAX - got)
 			n = PATH_MAX - got;
+		if (!got && n > FAST_PATH_HEAD)
+			n = FAST_PATH_HEAD;
 		n -= ua__raw_copy(buf + got, (const char *)upath + got, n);
 		got += n;
 		while (len < got && buf[len])
