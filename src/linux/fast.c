@@ -373,23 +373,30 @@ static inline UA_FAST long fast_rw(struct ua_task *t, struct lx_proc *p,
 }
 
 /*
- * sendfile(out, in, NULL, count) from a regular host file to another or
- * to the host's /dev/null: the host's sendfile, as sys_sendfile() makes
- * it.  These files never sleep, and none gives EPIPE.  An offset in
- * guest memory is the full path's.
+ * sendfile(out, in, NULL, count) to a regular host file or the host's
+ * /dev/null, which never sleep and give no EPIPE: the host's sendfile, as
+ * sys_sendfile() makes it.  The input is any host file but a signalfd's
+ * eventfd (the full path's EINVAL), so that a file just opened costs no
+ * fstat for its kind; one that can sleep (a socket, a terminal) is
+ * interruptible, and the full path takes over where an interrupt ended
+ * it before anything was sent.  An offset in guest memory is the full
+ * path's.
  */
-static inline UA_FAST long fast_sendfile(struct lx_proc *p,
+static inline UA_FAST long fast_sendfile(struct ua_task *t, struct lx_proc *p,
 					 struct ua_pt_regs *r)
 {
 	struct lx_file *out, *in;
+	long ret;
 
 	if (ARG3(r))
 		return UA_FAST_DECLINE;
 	out = fast_plain(p, ARG1(r), true);
-	in = out ? fast_plain(p, ARG2(r), false) : NULL;
-	if (!in)
+	in = out ? fast_host_file(p, ARG2(r)) : NULL;
+	if (!in || in->sfd)
 		return UA_FAST_DECLINE;
-	return fast_host(SYS_sendfile, out->host, in->host, 0, (long)ARG4(r));
+	ret = fast_intr(t, SYS_sendfile, out->host, in->host, 0,
+			(long)ARG4(r));
+	return ret == -EINTR ? UA_FAST_DECLINE : ret;
 }
 
 /*
@@ -599,7 +606,7 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 		ret = fast_rw(t, p, self, true, true);
 		break;
 	case SYS_sendfile:
-		ret = fast_sendfile(p, &t->regs);
+		ret = fast_sendfile(t, p, &t->regs);
 		break;
 	case SYS_open:
 		ret = fast_open(t, p, self, AT_FDCWD, ARG1(&t->regs),

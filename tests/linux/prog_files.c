@@ -389,6 +389,13 @@ static void sendfile_checks(void)
 	show_sendfile("to a broken pipe", p[1], src, NULL, 1);
 	close(p[1]);
 	sigpipe_checks();
+	/* A file kind whose sendfile can sleep: it has its bytes here. */
+	if (!socketpair(AF_UNIX, SOCK_STREAM, 0, p)) {
+		write(p[1], "sock", 4);
+		show_sendfile("from a socket", dst, p[0], NULL, 4);
+		close(p[0]);
+		close(p[1]);
+	}
 	show_sendfile("from write-only", dst, null, NULL, 1);
 	show_sendfile("bad fd", dst, 77, NULL, 1);
 	app = open("dst.bin", O_WRONLY | O_APPEND);
