@@ -492,7 +492,6 @@ size_t ua__space_maps_copy(struct ua_space *sp, struct ua_mapping **out)
 	return n;
 }
 
-/* Is [lo, hi) covered by mappings without a hole? */
 /*
  * A fork copies the process as it is at that instant, and only the
  * forking thread goes on in the child: a space lock another thread held
@@ -518,6 +517,7 @@ void ua__space_fork_child(struct ua_space *sp)
 	ua__space_unlock(sp);
 }
 
+/* Is [lo, hi) covered by mappings without a hole? */
 static bool maps_cover(const struct ua_space *sp, uintptr_t lo, uintptr_t hi)
 {
 	size_t i = maps_find(sp, lo);

@@ -226,12 +226,12 @@ static inline UA_FAST int lx_nofile(const struct lx_proc *p)
 /* procfs.c */
 UA_HIDDEN long ua__lx_procfs_open(struct ua_task *t, const char *path,
 				  int flags);
-/* proc_status.c: the guest's /proc/<pid>/status, written to fd. */
-UA_HIDDEN long ua__lx_put_status(struct ua_task *t, int fd);
-UA_HIDDEN long ua__lx_put_stat(struct ua_task *t, int fd);
 UA_HIDDEN void ua__lx_procfs_alias(char *path, bool follow);
 UA_HIDDEN void ua__lx_procfs_host_path(struct ua_task *t, char *path,
 				       bool follow);
+/* proc_status.c: the guest's /proc/<pid>/status and stat, written to fd. */
+UA_HIDDEN long ua__lx_put_status(struct ua_task *t, int fd);
+UA_HIDDEN long ua__lx_put_stat(struct ua_task *t, int fd);
 /* proc_maps.c: the guest's /proc/<pid>/maps, written to fd. */
 UA_HIDDEN long ua__lx_put_maps(struct ua_task *t, int fd);
 UA_HIDDEN int ua__lx_procfs_dir(const char *path);
