@@ -166,6 +166,10 @@ static inline UA_FAST bool fast_host_path(struct ua_thread *self,
 	size_t n = ua__pagesz - ((uintptr_t)path & (ua__pagesz - 1)), left;
 	bool nul = false;
 
+#if UA_FORCE_GENERIC_ARCH
+	/* The portable copy keeps its recovery point in ua_self. */
+	return false;
+#endif
 	n = n < sizeof(head) ? n : sizeof(head);
 	ua__lean_window_open(self);
 	left = ua__raw_copy(head, path, n);
