@@ -11,6 +11,12 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#if !defined(__x86_64__)
+#include <errno.h>
+#include <unistd.h>
+#endif
 
 #include <uaccess.h>
 
@@ -103,7 +109,7 @@ struct ua_space {
 	size_t guard;    /* bytes of guard gap after limit */
 	int slot;        /* index in the space registry */
 	const struct ua_protect_ops *ops;
-	pthread_mutex_t lock; /* mappings and backend state */
+	_Atomic uint32_t lock; /* mappings and backend state: see below */
 	struct ua_mapping *maps;
 	size_t nmaps, maps_cap;
 	/* Backend state. */
@@ -175,22 +181,99 @@ static inline UA_FAST void ua__count(uint64_t *c)
 }
 
 /*
- * Take a space's lock, noting it in the thread: code that may run in a
- * signal handler checks ua_self.space_locks instead of deadlocking on a
- * lock its own thread was interrupted holding.
+ * A host syscall without the C library: no errno (which is reached
+ * through %fs), -errno on failure.  For code on the fast path.
+ */
+static inline UA_FAST long ua__raw_syscall6(long nr, long a1, long a2,
+					    long a3, long a4, long a5, long a6)
+{
+#if defined(__x86_64__)
+	register long r10 __asm__("r10") = a4;
+	register long r8 __asm__("r8") = a5;
+	register long r9 __asm__("r9") = a6;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10),
+			   "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+#else
+	/* No fast path elsewhere: the C library's call will do. */
+	long ret = syscall(nr, a1, a2, a3, a4, a5, a6);
+
+	return ret < 0 ? -errno : ret;
+#endif
+}
+
+static inline UA_FAST long ua__raw_syscall(long nr, long a1, long a2, long a3,
+					   long a4)
+{
+	return ua__raw_syscall6(nr, a1, a2, a3, a4, 0, 0);
+}
+
+/*
+ * The space lock is a futex word of its own, 0 free, 1 held, 2 held with
+ * a waiter (the mutex of Drepper's "Futexes Are Tricky"), not a pthread
+ * mutex: the fast path, which runs on the guest's FS base, takes it too
+ * (ua__space_trylock_fast()), and the C library's mutex reads the
+ * owner's thread id through %fs.  Its holders are counted in the thread:
+ * code that may run in a signal handler checks space_locks instead of
+ * deadlocking on a lock its own thread was interrupted holding.
  */
 static inline void ua__space_lock(struct ua_space *sp)
 {
+	uint32_t c = 0;
+
 	ua_self.space_locks++;
 	atomic_signal_fence(memory_order_seq_cst);
-	pthread_mutex_lock(&sp->lock);
+	if (atomic_compare_exchange_strong(&sp->lock, &c, 1))
+		return;
+	if (c != 2)
+		c = atomic_exchange(&sp->lock, 2);
+	while (c) {
+		ua__raw_syscall(SYS_futex, (long)&sp->lock,
+				FUTEX_WAIT_PRIVATE, 2, 0);
+		c = atomic_exchange(&sp->lock, 2);
+	}
+}
+
+static inline UA_FAST void ua__space_unlock_word(struct ua_space *sp)
+{
+	if (atomic_exchange(&sp->lock, 0) == 2)
+		ua__raw_syscall(SYS_futex, (long)&sp->lock, FUTEX_WAKE_PRIVATE,
+				1, 0);
 }
 
 static inline void ua__space_unlock(struct ua_space *sp)
 {
-	pthread_mutex_unlock(&sp->lock);
+	ua__space_unlock_word(sp);
 	atomic_signal_fence(memory_order_seq_cst);
 	ua_self.space_locks--;
+}
+
+/* The fast path's: never waits (a holder may be this thread's handler). */
+static inline UA_FAST bool ua__space_trylock_fast(struct ua_space *sp,
+						  struct ua_thread *self)
+{
+	uint32_t c = 0;
+
+	self->space_locks++;
+	atomic_signal_fence(memory_order_seq_cst);
+	if (atomic_compare_exchange_strong(&sp->lock, &c, 1))
+		return true;
+	atomic_signal_fence(memory_order_seq_cst);
+	self->space_locks--;
+	return false;
+}
+
+static inline UA_FAST void ua__space_unlock_fast(struct ua_space *sp,
+						 struct ua_thread *self)
+{
+	ua__space_unlock_word(sp);
+	atomic_signal_fence(memory_order_seq_cst);
+	self->space_locks--;
 }
 
 /* src/core/init.c */
@@ -216,6 +299,12 @@ UA_HIDDEN int ua__map_file(struct ua_space *sp, uintptr_t addr, size_t len,
 			  int prot, int flags, int host_fd, off_t off);
 UA_HIDDEN size_t ua__space_maps_copy(struct ua_space *sp,
 				 struct ua_mapping **out);
+/* The fast path's anonymous map and unmap, space lock held. */
+UA_HIDDEN uintptr_t ua__fast_space_gap(const struct ua_space *sp, size_t len);
+UA_HIDDEN long ua__fast_space_map(struct ua_space *sp, uintptr_t addr,
+				  size_t len, int prot);
+UA_HIDDEN long ua__fast_space_unmap(struct ua_space *sp, uintptr_t addr,
+				    size_t len);
 /* Around the host's fork() of a process with this space (src/task/fork.c). */
 UA_HIDDEN void ua__space_fork_prepare(struct ua_space *sp);
 UA_HIDDEN void ua__space_fork_parent(struct ua_space *sp);

@@ -67,7 +67,7 @@ struct ua_space *ua_space_create(size_t size, const struct ua_space_opts *opts)
 	sp->base = (uintptr_t)base;
 	sp->limit = sp->base + sp->size;
 	sp->pkey = -1;
-	pthread_mutex_init(&sp->lock, NULL);
+	atomic_init(&sp->lock, 0);
 	err = sp->ops->init(sp);
 	if (err)
 		goto unmap;
@@ -134,7 +134,6 @@ int ua_space_destroy(struct ua_space *sp)
 	/* Pages first: a protection key is freed only once no page has it. */
 	munmap((void *)sp->base, sp->size + sp->guard);
 	sp->ops->fini(sp);
-	pthread_mutex_destroy(&sp->lock);
 	free(sp->maps);
 	free(sp);
 	return 0;
@@ -214,8 +213,13 @@ struct ua_space *ua_current_space(void)
 	return ua_self.cur;
 }
 
+/*
+ * The list's helpers serve the fast path too (ua__fast_space_map() and
+ * ua__fast_space_unmap() below), so they call nothing of the C library.
+ */
+
 /* Index of the first mapping that ends after addr. */
-static size_t maps_find(const struct ua_space *sp, uintptr_t addr)
+UA_FAST_INLINE size_t maps_find(const struct ua_space *sp, uintptr_t addr)
 {
 	size_t lo = 0, hi = sp->nmaps;
 
@@ -248,16 +252,18 @@ static int maps_reserve(struct ua_space *sp, size_t extra)
 	return 0;
 }
 
-static void maps_insert(struct ua_space *sp, size_t at, struct ua_mapping m)
+/* Room for it made (maps_reserve()). */
+UA_FAST_INLINE void maps_insert(struct ua_space *sp, size_t at,
+				struct ua_mapping m)
 {
-	memmove(&sp->maps[at + 1], &sp->maps[at],
-		(sp->nmaps - at) * sizeof(m));
+	for (size_t j = sp->nmaps; j > at; j--)
+		sp->maps[j] = sp->maps[j - 1];
 	sp->maps[at] = m;
 	sp->nmaps++;
 }
 
 /* First gap of len bytes, or 0. */
-static uintptr_t find_gap(const struct ua_space *sp, size_t len)
+UA_FAST_INLINE uintptr_t find_gap(const struct ua_space *sp, size_t len)
 {
 	uintptr_t at = sp->base;
 
@@ -530,35 +536,47 @@ static bool maps_cover(const struct ua_space *sp, uintptr_t lo, uintptr_t hi)
 	return lo >= hi;
 }
 
-/* Drop [lo, hi) from the mapping list, splitting mappings that straddle. */
-static int maps_remove(struct ua_space *sp, uintptr_t lo, uintptr_t hi)
+/* Does dropping [lo, hi) split a mapping in two: one entry more? */
+UA_FAST_INLINE bool maps_splits(const struct ua_space *sp, uintptr_t lo,
+				uintptr_t hi)
 {
 	size_t i = maps_find(sp, lo);
+
+	return i < sp->nmaps && sp->maps[i].start < lo && sp->maps[i].end > hi;
+}
+
+/* Drop [lo, hi), room made for a split (maps_splits()). */
+UA_FAST_INLINE void maps_cut(struct ua_space *sp, uintptr_t lo, uintptr_t hi)
+{
+	size_t i = maps_find(sp, lo), j;
 
 	if (i < sp->nmaps && sp->maps[i].start < lo && sp->maps[i].end > hi) {
 		struct ua_mapping tail = sp->maps[i];
 
-		if (maps_reserve(sp, 1))
-			return -ENOMEM;
 		tail.start = hi;
 		sp->maps[i].end = lo;
 		maps_insert(sp, i + 1, tail);
-		return 0;
+		return;
 	}
 	if (i < sp->nmaps && sp->maps[i].start < lo) {
 		sp->maps[i].end = lo;
 		i++;
 	}
-	size_t j = i;
-
-	while (j < sp->nmaps && sp->maps[j].end <= hi)
-		j++;
+	for (j = i; j < sp->nmaps && sp->maps[j].end <= hi; j++)
+		;
 	if (j < sp->nmaps && sp->maps[j].start < hi)
 		sp->maps[j].start = hi;
-	if (j > i && j < sp->nmaps)
-		memmove(&sp->maps[i], &sp->maps[j],
-			(sp->nmaps - j) * sizeof(sp->maps[0]));
+	for (size_t k = 0; j > i && j + k < sp->nmaps; k++)
+		sp->maps[i + k] = sp->maps[j + k];
 	sp->nmaps -= j - i;
+}
+
+/* Drop [lo, hi) from the mapping list, splitting mappings that straddle. */
+static int maps_remove(struct ua_space *sp, uintptr_t lo, uintptr_t hi)
+{
+	if (maps_splits(sp, lo, hi) && maps_reserve(sp, 1))
+		return -ENOMEM;
+	maps_cut(sp, lo, hi);
 	return 0;
 }
 
@@ -658,4 +676,53 @@ int ua_mprotect(struct ua_space *sp, void *addr, size_t len, int prot)
 out:
 	ua__space_unlock(sp);
 	return err;
+}
+
+/*
+ * For the fast path (src/linux/fast.c), on the guest's FS base, with the
+ * space lock taken (ua__space_trylock_fast()): ua_map() of anonymous
+ * memory at a gap ua__fast_space_gap() found, and ua_unmap(), with the
+ * same list and the same host calls, under backend none (no second
+ * mapping, no protection key).  -EAGAIN where only the full path can:
+ * another backend, or a list that must grow (an allocation).
+ */
+UA_FAST uintptr_t ua__fast_space_gap(const struct ua_space *sp, size_t len)
+{
+	return find_gap(sp, len);
+}
+
+static inline UA_FAST bool fast_plain_space(const struct ua_space *sp)
+{
+	return sp->ops->kind == UA_PROTECT_NONE && sp->pkey < 0;
+}
+
+UA_FAST long ua__fast_space_map(struct ua_space *sp, uintptr_t addr,
+				size_t len, int prot)
+{
+	size_t i;
+
+	if (!fast_plain_space(sp) || sp->nmaps >= sp->maps_cap)
+		return -EAGAIN;
+	i = maps_find(sp, addr);
+	if (i < sp->nmaps && sp->maps[i].start < addr + len)
+		return -EAGAIN;
+	if (ua__raw_syscall6(SYS_mmap, (long)addr, (long)len, prot,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+			     0) < 0)
+		return -ENOMEM;
+	maps_insert(sp, i, (struct ua_mapping){ addr, addr + len, prot });
+	return 0;
+}
+
+UA_FAST long ua__fast_space_unmap(struct ua_space *sp, uintptr_t addr,
+				  size_t len)
+{
+	if (!fast_plain_space(sp) ||
+	    (maps_splits(sp, addr, addr + len) && sp->nmaps >= sp->maps_cap))
+		return -EAGAIN;
+	maps_cut(sp, addr, addr + len);
+	if (ua__raw_syscall6(SYS_mmap, (long)addr, (long)len, PROT_NONE,
+			     RESERVE_FLAGS | MAP_FIXED, -1, 0) < 0)
+		return -ENOMEM;
+	return 0;
 }

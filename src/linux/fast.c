@@ -24,6 +24,7 @@
  * its own; the results are the same bytes, and its windows are counted
  * here as it opens them.
  */
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "linux_internal.h"
@@ -90,14 +91,7 @@ static inline UA_FAST long fast_write(struct ua_task *t, struct lx_proc *p)
 static inline UA_FAST long fast_host(long nr, long a1, long a2, long a3,
 				     long a4)
 {
-	register long r10 __asm__("r10") = a4;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"(nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return ret;
+	return ua__raw_syscall(nr, a1, a2, a3, a4);
 }
 
 /*
@@ -456,6 +450,81 @@ static inline UA_FAST size_t fast_path_copy(struct ua_thread *self, char *buf,
 	return len < got ? len : 0;
 }
 
+/* Is a range of the space named in /proc/<pid>/maps (vma_names.c)? */
+static inline UA_FAST bool fast_named(const struct lx_proc *p, uintptr_t lo,
+				      uintptr_t hi)
+{
+	for (size_t i = 0; i < p->nnames; i++)
+		if (lo < p->names[i].end && p->names[i].start < hi)
+			return true;
+	return false;
+}
+
+/*
+ * mmap(NULL, len, prot, MAP_PRIVATE | MAP_ANONYMOUS, fd, 0), what malloc
+ * asks for (sys_mm.c sys_mmap()): the same first gap, host call and
+ * list (src/core/space.c), without the full path's two FS-base switches,
+ * which cost a host call each where the CPU has no FSGSBASE.  Everything
+ * else is the full path's: a place asked for, other flags, a limit on
+ * the address space (its sum), a name to drop, several threads, a space
+ * lock held, a list that must grow, a backend other than none.
+ */
+static inline UA_FAST long fast_mmap(struct ua_task *t, struct lx_proc *p,
+				     struct ua_thread *self)
+{
+	struct ua_pt_regs *r = &t->regs;
+	struct ua_space *sp = t->sp;
+	size_t len = ARG2(r);
+	int prot = (int)ARG3(r);
+	uintptr_t addr;
+	long err;
+
+	if (ARG1(r) || (int)ARG4(r) != (MAP_PRIVATE | MAP_ANONYMOUS) ||
+	    ARG6(r) || !len || len > sp->size ||
+	    (prot & ~(PROT_READ | PROT_WRITE)) || lx_threaded(p) ||
+	    p->rlim[RLIMIT_AS].cur != LX_RLIM_INFINITY)
+		return UA_FAST_DECLINE;
+	len = ua__page_up(len);
+	if (!ua__space_trylock_fast(sp, self))
+		return UA_FAST_DECLINE;
+	addr = ua__fast_space_gap(sp, len);
+	err = !addr || fast_named(p, addr, addr + len) ?
+		      -EAGAIN :
+		      ua__fast_space_map(sp, addr, len, prot);
+	ua__space_unlock_fast(sp, self);
+	if (err == -EAGAIN)
+		return UA_FAST_DECLINE;
+	return err ? err : (long)addr;
+}
+
+/*
+ * munmap(addr, len) (sys_mm.c sys_munmap()) of a range without code the
+ * patch trap knows or a name: the same list and host call.  The rest,
+ * errors included, is the full path's.
+ */
+static inline UA_FAST long fast_munmap(struct ua_task *t, struct lx_proc *p,
+				       struct ua_thread *self)
+{
+	struct ua_pt_regs *r = &t->regs;
+	struct ua_space *sp = t->sp;
+	uintptr_t addr = ARG1(r);
+	size_t len = ARG2(r);
+	long err;
+
+	if ((addr & (ua__pagesz - 1)) || !len || len > sp->size ||
+	    lx_threaded(p))
+		return UA_FAST_DECLINE;
+	len = ua__page_up(len);
+	if (!ua__space_has(sp, (void *)addr, len) ||
+	    ua__fast_patch_overlaps(t, addr, len) ||
+	    fast_named(p, addr, addr + len) ||
+	    !ua__space_trylock_fast(sp, self))
+		return UA_FAST_DECLINE;
+	err = ua__fast_space_unmap(sp, addr, len);
+	ua__space_unlock_fast(sp, self);
+	return err == -EAGAIN ? UA_FAST_DECLINE : err;
+}
+
 /*
  * openat(dfd, path, flags, mode) (sys_fs.c do_openat()): the path copied
  * into the task's buffer in one window, as the full path's copy, then
@@ -642,6 +711,12 @@ UA_FAST long ua__fast_lx(struct ua_task *t, struct ua_thread *self, bool *work)
 		break;
 	case SYS_fstat:
 		ret = fast_fstat(t, p, self);
+		break;
+	case SYS_mmap:
+		ret = fast_mmap(t, p, self);
+		break;
+	case SYS_munmap:
+		ret = fast_munmap(t, p, self);
 		break;
 	case SYS_getdents64:
 		ret = fast_getdents(t, p, self);

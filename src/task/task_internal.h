@@ -284,6 +284,9 @@ UA_HIDDEN long ua__eh_frame_starts(const uint8_t *eh, size_t len,
 				   uint64_t vaddr, uint64_t **out);
 UA_HIDDEN void ua__patch_forget(struct ua_task *t, uint64_t start,
 				uint64_t len);
+/* The fast path's munmap: is a code section in the range (no lock)? */
+UA_HIDDEN bool ua__fast_patch_overlaps(const struct ua_task *t,
+				       uint64_t start, uint64_t len);
 /* Bytes of space the loader reserves for trampolines. */
 #define UA_PATCH_AREA_SIZE ((size_t)64 << 10)
 /* Up to max sites of t by address into out; returns how many t has. */

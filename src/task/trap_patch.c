@@ -305,6 +305,23 @@ void ua__patch_forget(struct ua_task *t, uint64_t start, uint64_t len)
 	pthread_mutex_unlock(&p->lock);
 }
 
+/*
+ * The fast path's munmap leaves a range with code in it to the full
+ * path (ua__patch_forget() above).  No lock: the fast path runs only
+ * while the process has one thread, the one that changes the table.
+ */
+UA_FAST bool ua__fast_patch_overlaps(const struct ua_task *t, uint64_t start,
+				     uint64_t len)
+{
+	const struct ua__patch *p = t->patch;
+
+	for (size_t i = 0; p && i < p->ncode; i++)
+		if (start < p->code[i].start + p->code[i].len &&
+		    p->code[i].start < start + len)
+			return true;
+	return false;
+}
+
 void ua__patch_free(struct ua_task *t)
 {
 	struct ua__patch *p = t->patch;

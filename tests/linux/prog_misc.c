@@ -24,6 +24,47 @@
  * space once held.  One byte per MiB is touched (16 MiB of memory), each
  * a function of its place, so the checksum shows every page kept its own.
  */
+/*
+ * Anonymous maps and unmaps as malloc makes them, many (the monitor's
+ * list grows), then holes and splits: each hole is free again (a map
+ * there that must not replace anything takes it, zeroed) and what is
+ * left still holds its bytes and its place (EEXIST there).
+ */
+static void anon_maps(void)
+{
+	enum { N = 300 };
+	static char *m[N];
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS, rw = PROT_READ | PROT_WRITE;
+	int bad = 0;
+	char *h;
+
+	for (int i = 0; i < N; i++) {
+		m[i] = mmap(NULL, 3 * pg, rw, flags, -1, 0);
+		if (m[i] == MAP_FAILED)
+			return (void)printf("anon maps: mmap %d failed\n", i);
+		m[i][0] = m[i][2 * pg] = (char)i;
+	}
+	for (int i = 1; i < N; i += 2)
+		bad += munmap(m[i], 3 * pg) != 0;
+	for (int i = 0; i < N; i += 2) {
+		bad += munmap(m[i] + pg, pg) != 0;
+		bad += m[i][0] != (char)i || m[i][2 * pg] != (char)i;
+		h = mmap(m[i] + pg, pg, rw, flags | MAP_FIXED_NOREPLACE, -1, 0);
+		bad += h != m[i] + pg || *h;
+		h = mmap(m[i], pg, rw, flags | MAP_FIXED_NOREPLACE, -1, 0);
+		bad += h != MAP_FAILED || errno != EEXIST;
+	}
+	for (int i = 1; i < N; i += 2) {
+		h = mmap(m[i], 3 * pg, rw, flags | MAP_FIXED_NOREPLACE, -1, 0);
+		bad += h != m[i] || h[2 * pg];
+		munmap(h, 3 * pg);
+	}
+	for (int i = 0; i < N; i += 2)
+		bad += munmap(m[i], 3 * pg) != 0;
+	printf("anon maps: %d maps, failures %d\n", N, bad);
+}
+
 static void malloc_4g(void)
 {
 	size_t n = (size_t)4 << 30, step = (size_t)1 << 20;
@@ -134,6 +175,7 @@ int main(void)
 	p[12345] = 9;
 	printf("mmap: %d\n", p[12345]);
 	printf("munmap: %d\n", munmap(p, 1 << 20));
+	anon_maps();
 	malloc_4g();
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	nanosleep(&d, NULL);
