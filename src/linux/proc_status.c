@@ -26,7 +26,6 @@
  * host process's.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,17 +49,23 @@ static void dispositions(struct ua_sigstate *s, uint64_t *ign, uint64_t *cgt)
 	}
 }
 
+/* Its threads; none counted yet means the first alone. */
+static size_t guest_threads(struct lx_proc *p)
+{
+	size_t n = atomic_load(&p->nthreads);
+
+	return n ? n : 1;
+}
+
 /* The guest's value for a line the table above names, into out. */
 static bool own_line(struct ua_task *t, const char *line, char *out,
 		     size_t size, uint64_t ign, uint64_t cgt)
 {
 	struct ua_sigstate *s = sigstate(t);
-	struct lx_proc *p = lx_proc(t);
-	size_t n;
 
 	if (!strncmp(line, "Threads:", 8)) {
-		n = atomic_load(&p->nthreads);
-		snprintf(out, size, "Threads:\t%zu\n", n ? n : 1);
+		snprintf(out, size, "Threads:\t%zu\n",
+			 guest_threads(lx_proc(t)));
 	} else if (!strncmp(line, "SigPnd:", 7)) {
 		snprintf(out, size, "SigPnd:\t%016llx\n",
 			 (unsigned long long)atomic_load(&s->own.pending));
@@ -117,12 +122,10 @@ static bool own_field(struct ua_task *t, int k, uint64_t ign, uint64_t cgt,
 {
 	struct ua_sigstate *s = sigstate(t);
 	struct lx_proc *p = lx_proc(t);
-	size_t n;
 
 	switch (k) {
 	case 20:
-		n = atomic_load(&p->nthreads);
-		*v = n ? n : 1;
+		*v = guest_threads(p);
 		return true;
 	case 31:
 		*v = atomic_load(&s->own.pending) & STAT_SIGS;
@@ -156,21 +159,6 @@ static bool own_field(struct ua_task *t, int k, uint64_t ign, uint64_t cgt,
 	}
 }
 
-static ssize_t read_stat(char *buf, size_t size)
-{
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	ssize_t n, done = 0;
-
-	if (fd < 0)
-		return -errno;
-	while ((size_t)done < size - 1 &&
-	       (n = read(fd, buf + done, size - 1 - done)) > 0)
-		done += n;
-	close(fd);
-	buf[done] = 0;
-	return done;
-}
-
 /*
  * ua__lx_put_stat(): the guest's stat line, written to fd.  0 or -errno.
  * The command name is in parentheses and may hold spaces and ')': the
@@ -179,13 +167,18 @@ static ssize_t read_stat(char *buf, size_t size)
 long ua__lx_put_stat(struct ua_task *t, int fd)
 {
 	char in[1024], out[1536], *rest, *save = NULL, *tok;
+	FILE *f = fopen("/proc/self/stat", "re");
 	uint64_t ign, cgt, v;
 	size_t len;
 	int k = 3;
-	ssize_t n = read_stat(in, sizeof(in));
+	bool got;
 
-	if (n < 0)
-		return n;
+	if (!f)
+		return -errno;
+	got = fgets(in, sizeof(in), f) != NULL;
+	fclose(f);
+	if (!got)
+		return -EIO;
 	rest = strrchr(in, ')');
 	if (!rest || rest[1] != ' ')
 		return -EIO;

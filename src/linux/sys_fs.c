@@ -137,6 +137,20 @@ static long sys_creat(struct ua_task *t, struct ua_pt_regs *r)
 			 (int)ARG2(r));
 }
 
+/*
+ * The name the host looks up for a call that inspects a guest path
+ * (stat, statx, access): the guest's descriptor links (/dev/fd/N,
+ * /proc/self/fd/N) turned into the host descriptor's, the final one
+ * only where the call follows it (procfs.c).
+ */
+static void lookup_path(struct ua_task *t, char *path, int flags)
+{
+	bool follow = !(flags & AT_SYMLINK_NOFOLLOW);
+
+	ua__lx_procfs_alias(path, follow);
+	ua__lx_procfs_host_path(t, path, follow);
+}
+
 static long do_fstatat(struct ua_task *t, long dfd, uint64_t upath,
 		       void *ust, int flags)
 {
@@ -159,8 +173,7 @@ static long do_fstatat(struct ua_task *t, long dfd, uint64_t upath,
 	}
 	if (err)
 		return err;
-	ua__lx_procfs_alias(path, !(flags & AT_SYMLINK_NOFOLLOW));
-	ua__lx_procfs_host_path(t, path, !(flags & AT_SYMLINK_NOFOLLOW));
+	lookup_path(t, path, flags);
 	if (fstatat(hdfd, path, &st, flags))
 		return -errno;
 	if (ua_copy_to_user(ust, &st, sizeof(st)))
@@ -201,8 +214,7 @@ static long sys_statx(struct ua_task *t, struct ua_pt_regs *r)
 		err = ua__lx_host_dirfd(t, (int)ARG1(r), &hdfd);
 	if (err)
 		return err;
-	ua__lx_procfs_alias(path, !(flags & AT_SYMLINK_NOFOLLOW));
-	ua__lx_procfs_host_path(t, path, !(flags & AT_SYMLINK_NOFOLLOW));
+	lookup_path(t, path, flags);
 	if (statx(hdfd, path, flags, (unsigned int)ARG4(r), &stx))
 		return -errno;
 	if (ua_copy_to_user((void *)ARG5(r), &stx, sizeof(stx)))
@@ -333,8 +345,7 @@ static long do_faccessat(struct ua_task *t, long dfd, uint64_t upath,
 		err = ua__lx_host_dirfd(t, dfd, &hdfd);
 	if (err)
 		return err;
-	ua__lx_procfs_alias(path, !(flags & AT_SYMLINK_NOFOLLOW));
-	ua__lx_procfs_host_path(t, path, !(flags & AT_SYMLINK_NOFOLLOW));
+	lookup_path(t, path, flags);
 	return faccessat(hdfd, path, mode, flags) ? -errno : 0;
 }
 
