@@ -371,6 +371,36 @@ uint64_t ua__guest_gs_get(const struct ua_task *t)
 }
 
 /*
+ * Dispatch on for the task.  The range it always allows must hold the
+ * stubs (ua_sud_text), which make their calls with the selector
+ * blocking.  A loaded program's code lies in its space and nowhere else
+ * (loader.c), so for it the range may be all the addresses above the
+ * space: the monitor's own calls (libc's, the fast path's) then pass the
+ * kernel's first test, without its vDSO check and its read of the
+ * selector byte (kernel/entry/syscall_user_dispatch.c).  Not under protection keys, which do not guard
+ * instruction fetch: there the guest may jump to monitor code, and only
+ * the stubs' calls should pass unchecked.  The kernel refuses a range
+ * that wraps, hence one that stops short of the top byte.
+ */
+static int sud_on(struct ua_task *t)
+{
+	const struct ua_space *sp = t->sp;
+	unsigned long lo = (unsigned long)__start_ua_sud_text;
+	unsigned long len =
+		(unsigned long)(__stop_ua_sud_text - __start_ua_sud_text);
+	unsigned long above = sp->limit + sp->guard;
+
+	if (t->own_fs && sp->pkey < 0 && lo >= above) {
+		lo = above;
+		len = ~0ul - above;
+	}
+	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, lo, len,
+		  &t->tb.sel))
+		return -errno;
+	return 0;
+}
+
+/*
  * ua_task_run() on this thread, before guest code: the trap block where
  * the signal entries find it (the thread's altstack slot), the monitor's
  * FS base noted, the GS base the guest starts with, dispatch on with the
@@ -409,13 +439,10 @@ int ua__trap_run_begin(struct ua_task *t)
 		if (err)
 			goto fail;
 	}
-	if (t->trap &&
-	    prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
-		  (unsigned long)__start_ua_sud_text,
-		  (unsigned long)(__stop_ua_sud_text - __start_ua_sud_text),
-		  &t->tb.sel)) {
-		err = -errno;
-		goto fail;
+	if (t->trap) {
+		err = sud_on(t);
+		if (err)
+			goto fail;
 	}
 	if (t->trap)
 		t->ppid_armed = ua__ppid_arm();
@@ -436,15 +463,15 @@ fail:
  */
 int ua__trap_after_fork(struct ua_task *t, pid_t parent)
 {
+	int err;
+
 	ua__patch_after_fork(t);
 	ua__rewrite_after_fork();
 	if (!t->trap)
 		return 0;
-	if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON,
-		  (unsigned long)__start_ua_sud_text,
-		  (unsigned long)(__stop_ua_sud_text - __start_ua_sud_text),
-		  &t->tb.sel))
-		return -errno;
+	err = sud_on(t);
+	if (err)
+		return err;
 	if (t->ppid_armed)
 		t->ppid_armed = ua__ppid_after_fork(parent);
 	return 0;
