@@ -371,9 +371,24 @@ static inline UA_FAST long fast_rw(struct ua_task *t, struct lx_proc *p,
 }
 
 /*
- * sendfile(out, in, NULL, count) to a regular host file or the host's
- * /dev/null, which never sleep and give no EPIPE: the host's sendfile, as
- * sys_sendfile() makes it.  The input is any host file but a signalfd's
+ * The host descriptor sendfile writes to, when it is one that never
+ * sleeps and gives no EPIPE: a regular host file, the host's /dev/null,
+ * or the one sys_sendfile() opened for the monitor's /dev/null with these
+ * flags (lx_dev_cache()); else -1.
+ */
+static inline UA_FAST int fast_sink(struct lx_proc *p, uint64_t fd)
+{
+	struct lx_file *f = fast_file(p, fd);
+
+	if (f && f->kind == LX_FD_NULL && !lx_threaded(p))
+		return atomic_load(lx_dev_cache(f)) - 1;
+	f = fast_plain(p, fd, true);
+	return f ? f->host : -1;
+}
+
+/*
+ * sendfile(out, in, NULL, count) to fast_sink()'s descriptor: the host's
+ * sendfile, as sys_sendfile() makes it.  The input is any host file but a signalfd's
  * eventfd (the full path's EINVAL), so that a file just opened costs no
  * fstat for its kind; one that can sleep (a socket, a terminal) is
  * interruptible, and the full path takes over where an interrupt ended
@@ -383,17 +398,17 @@ static inline UA_FAST long fast_rw(struct ua_task *t, struct lx_proc *p,
 static inline UA_FAST long fast_sendfile(struct ua_task *t, struct lx_proc *p,
 					 struct ua_pt_regs *r)
 {
-	struct lx_file *out, *in;
+	struct lx_file *in;
+	int out;
 	long ret;
 
 	if (ARG3(r))
 		return UA_FAST_DECLINE;
-	out = fast_plain(p, ARG1(r), true);
-	in = out ? fast_host_file(p, ARG2(r)) : NULL;
+	out = fast_sink(p, ARG1(r));
+	in = out >= 0 ? fast_host_file(p, ARG2(r)) : NULL;
 	if (!in || in->sfd)
 		return UA_FAST_DECLINE;
-	ret = fast_intr(t, SYS_sendfile, out->host, in->host, 0,
-			(long)ARG4(r));
+	ret = fast_intr(t, SYS_sendfile, out, in->host, 0, (long)ARG4(r));
 	return ret == -EINTR ? UA_FAST_DECLINE : ret;
 }
 

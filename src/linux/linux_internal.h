@@ -72,6 +72,25 @@ static inline UA_FAST bool lx_dev_mode_ok(const struct lx_file *f, bool write)
 	return acc == O_RDWR || acc == (write ? O_WRONLY : O_RDONLY);
 }
 
+/*
+ * The host's /dev/null and /dev/zero behind the monitor's devices in the
+ * calls that move data between two descriptors (sendfile, splice, tee,
+ * copy_file_range: sys_file.c), opened once for each set of the flags
+ * those calls look at: 1 + the descriptor, 0 until the first use.  The
+ * fast path's sendfile takes one already open.
+ */
+#define LX_DEV_SLOTS 9
+extern UA_HIDDEN _Atomic int ua__lx_dev_fds[2][LX_DEV_SLOTS];
+
+static inline UA_FAST _Atomic int *lx_dev_cache(const struct lx_file *f)
+{
+	int slot = f->flags & O_PATH ? 8 :
+				       (f->flags & O_ACCMODE) |
+					       (f->flags & O_APPEND ? 4 : 0);
+
+	return &ua__lx_dev_fds[f->kind == LX_FD_ZERO][slot];
+}
+
 /* The kernel's struct rlimit64 (include/uapi/linux/resource.h). */
 struct lx_rlimit {
 	uint64_t cur, max;

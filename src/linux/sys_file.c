@@ -908,20 +908,63 @@ static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
 	return poll_end(t, now, ret);
 }
 
+_Atomic int ua__lx_dev_fds[2][LX_DEV_SLOTS];
+
+/*
+ * The host descriptor a data call uses for guest descriptor fd: its own,
+ * or for a monitor device the host's device node opened once with the
+ * flags those calls see (lx_dev_cache()), so that tar's sendfile to its
+ * /dev/null costs no open and close each time.
+ */
+static int xfer_fd_get(struct ua_task *t, int fd)
+{
+	const struct lx_file *f = ua__lx_file(t, fd);
+	_Atomic int *slot;
+	int h, none = 0;
+	long d;
+
+	if (!f || f->kind == LX_FD_HOST)
+		return ua__lx_host_fd_get(t, fd);
+	slot = lx_dev_cache(f);
+	h = atomic_load(slot);
+	if (h)
+		return h - 1;
+	h = open(f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero",
+		 (f->flags & (O_ACCMODE | O_PATH | O_APPEND)) | O_CLOEXEC |
+			 O_NOCTTY);
+	d = h < 0 ? -errno : ua__lx_host_above_stdio(h);
+	if (d < 0)
+		return (int)d;
+	/* Another thread's open won: keep one. */
+	if (!atomic_compare_exchange_strong(slot, &none, (int)d + 1)) {
+		close((int)d);
+		return none - 1;
+	}
+	return (int)d;
+}
+
+static void xfer_fd_put(struct ua_task *t, int fd, int host)
+{
+	const struct lx_file *f = ua__lx_file(t, fd);
+
+	if (!f || f->kind == LX_FD_HOST)
+		ua__lx_host_fd_put(t, fd, host);
+}
+
 /*
  * The host descriptors of a call between two guest descriptors (sendfile,
- * copy_file_range, splice, tee): ua__lx_host_fd_get() of each, the first
+ * copy_file_range, splice, tee): xfer_fd_get() of each, the first
  * released again if the second fails.  0 or -errno.
  */
 static long host_fds_get(struct ua_task *t, int in, int out, int *hin,
 			 int *hout)
 {
-	*hin = ua__lx_host_fd_get(t, in);
+	*hin = xfer_fd_get(t, in);
 	if (*hin < 0)
 		return *hin;
-	*hout = ua__lx_host_fd_get(t, out);
+	*hout = xfer_fd_get(t, out);
 	if (*hout < 0) {
-		ua__lx_host_fd_put(t, in, *hin);
+		xfer_fd_put(t, in, *hin);
 		return *hout;
 	}
 	return 0;
@@ -930,8 +973,8 @@ static long host_fds_get(struct ua_task *t, int in, int out, int *hin,
 static void host_fds_put(struct ua_task *t, int in, int out, int hin,
 			 int hout)
 {
-	ua__lx_host_fd_put(t, out, hout);
-	ua__lx_host_fd_put(t, in, hin);
+	xfer_fd_put(t, out, hout);
+	xfer_fd_put(t, in, hin);
 }
 
 /*

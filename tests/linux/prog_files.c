@@ -366,7 +366,7 @@ static void sendfile_checks(void)
 	int src = open("src.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
 	int dst = open("dst.bin", O_CREAT | O_RDWR | O_TRUNC, 0644);
 	int null = open("/dev/null", O_WRONLY), zero = open("/dev/zero", 0);
-	int p[2], sfd, app;
+	int p[2], sfd, app, dev[3];
 	sigset_t set;
 	off_t off = 2;
 
@@ -378,6 +378,18 @@ static void sendfile_checks(void)
 	printf("sendfile wrote: %zd '%s'\n", pread(dst, buf, 63, 0), buf);
 	lseek(src, 0, SEEK_SET);
 	show_sendfile("to /dev/null", null, src, NULL, 6);
+	/* The monitor's host device for it, opened once, then reused. */
+	show_sendfile("to /dev/null again", null, src, NULL, 3);
+	dev[0] = open("/dev/null", O_WRONLY | O_APPEND);
+	dev[1] = open("/dev/null", O_RDONLY);
+	dev[2] = open("/dev/null", O_PATH);
+	for (int i = 0; i < 2; i++) {
+		show_sendfile("to O_APPEND /dev/null", dev[0], src, NULL, 1);
+		show_sendfile("to read-only /dev/null", dev[1], src, NULL, 1);
+		show_sendfile("to O_PATH /dev/null", dev[2], src, NULL, 1);
+	}
+	for (int i = 0; i < 3; i++)
+		close(dev[i]);
 	show_sendfile("from /dev/zero", dst, zero, NULL, 5);
 	pipe(p);
 	show_sendfile("to a pipe", p[1], src, NULL, 100);
