@@ -16,7 +16,7 @@
  * cycles), and a signal frame's copies (the 576-byte FP image, the 128-byte
  * siginfo) are whole blocks.
  */
-	.text
+	.section .text.hot.ua_copy, "ax", @progbits
 
 #define EXTABLE(from, to)		\
 	.pushsection ua_extable, "a";	\

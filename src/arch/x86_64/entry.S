@@ -93,7 +93,7 @@
 	EXTABLE(.Lfx\@, .Lfp_clear\@)
 .endm
 
-	.text
+	.section .text.hot.ua_entry, "ax", @progbits
 
 /*
  * long ua__syscall(long nr, long a1, long a2, long a3, long a4, long a5)

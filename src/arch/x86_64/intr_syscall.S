@@ -18,7 +18,7 @@
  *
  * Returns the raw result: -errno on failure.
  */
-	.text
+	.section .text.hot.ua_intr, "ax", @progbits
 	.globl	ua__intr_syscall
 	.hidden	ua__intr_syscall
 	.globl	ua__intr_begin

@@ -283,7 +283,7 @@ ua__ret_to_guest_trap:
 	.cfi_endproc
 	.size	ua__ret_to_guest_trap, . - ua__ret_to_guest_trap
 
-	.text
+	.section .text.hot.ua_trap, "ax", @progbits
 
 /*
  * The SIGSYS handler redirects a trapped syscall here, on the monitor
