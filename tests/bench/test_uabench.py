@@ -872,7 +872,8 @@ class Json(unittest.TestCase):
                 "real_tar": ("tar", "real_tar", True),
                 "real_sha256": ("sha256", "real_sha256", True),
                 "real_gzip": ("gzip", "real_gzip", True),
-                "real_spawn": ("spawn", "real_spawn", False)}
+                "real_spawn": ("spawn", "real_spawn", False),
+                "real_python": ("python", "real_python", True)}
         for sub, (group, target, judged) in want.items():
             with self.subTest(sub=sub), tempfile.TemporaryDirectory() as tmp:
                 env = dict(os.environ, TMPDIR=tmp)
@@ -889,13 +890,15 @@ class Json(unittest.TestCase):
         self.assertEqual([m["method"] for m in case["methods"]],
                          ["native", "uarun", "uarun_sud"])
         ex = doc["extra"]
-        self.assertEqual(ex["baseline"], "busybox true")
-        self.assertIn("busybox", ex["command"])
+        whole = group == "python"
+        # python3's start-up is what real_python measures: no baseline.
+        self.assertEqual(ex["baseline"], None if whole else "busybox true")
+        self.assertIn("python3 -c" if whole else "busybox", ex["command"])
         cfg = {c["name"]: c for c in ex["configs"]}
         self.assertEqual([cfg[n]["trap"] for n in ms],
                          [None, "default", "sud"])
         nat = cfg["native"]
-        if "busybox not installed" in (nat["unavailable_reason"] or ""):
+        if "not installed" in (nat["unavailable_reason"] or ""):
             for m in ms.values():
                 self.assertFalse(m["available"])
             return
@@ -916,6 +919,7 @@ class Json(unittest.TestCase):
                 # quick run's difference may fall below zero, so only
                 # its presence is checked (timing is the report's).
                 self.assertTrue(math.isfinite(cfg[n]["wall_ns_median"]))
+                self.assertGreater(cfg[n]["peak_rss_kib_median"], 0)
             else:
                 # Why not, in uarun's words where it ran and failed.
                 self.assertRegex(ms[n]["unavailable_reason"],
@@ -939,6 +943,14 @@ class Json(unittest.TestCase):
         else:
             self.assertEqual(st["uarun"]["status"], "reported")
         self.assertEqual([t["key"] for t in doc["targets"]], [target])
+        rss = [x for x in doc["notes"] if x.startswith("peak RSS")]
+        if whole and "uarun" in ran:
+            self.assertEqual(len(rss), 1)
+            self.assertRegex(rss[0], r"^peak RSS: native \d+ KiB, uarun "
+                             r"\d+ KiB: [0-9.]+x \(target <= 1\.2x: "
+                             r"(met|not met)\)$")
+        else:
+            self.assertEqual(rss, [])
 
     def test_pkey_request(self):
         r = run("usercopy", "-n", "16", "-r", "1", "--max-size", "1",
@@ -977,7 +989,7 @@ class Report(unittest.TestCase):
                               "compilers", "real_getppid", "real_signal1",
                               "real_dd", "real_futex", "real_find",
                               "real_tar", "real_sha256", "real_gzip",
-                              "real_spawn",
+                              "real_spawn", "real_python",
                               "floors"])
             st = {t["key"]: t["status"] for t in saved["targets"]}
             self.assertNotIn("pending", st.values())
@@ -1120,6 +1132,7 @@ BAD = [
     ["real_sha256", "-t", "2"],
     ["real_gzip", "extra"],
     ["real_spawn", "--no-insns"],
+    ["real_python", "-s", "1"],
 ]
 
 
@@ -1140,7 +1153,8 @@ class Usage(unittest.TestCase):
                      "null_syscall", "trap", "fault", "async", "report",
                      "compilers", "real_getppid", "real_signal1",
                      "real_dd", "real_futex", "real_find", "real_tar",
-                     "real_sha256", "real_gzip", "real_spawn"):
+                     "real_sha256", "real_gzip", "real_spawn",
+                     "real_python"):
             self.assertIn(name, r.stdout)
         self.assertNotIn("_count", r.stdout)
         r = run("usercopy", "--help")

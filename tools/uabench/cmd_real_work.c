@@ -9,6 +9,7 @@
  *   real_sha256  sha256sum of 2000 files of 1-8 KiB (open, read, write)
  *   real_gzip    gzip -c of 20 MiB of text          (compute)
  *   real_spawn   sh loop running 200 external commands (fork, exec)
+ *   real_python  python3 -c 'import this'           (dynamic loading)
  *
  * The methods are the native run (the reference), uarun with its
  * defaults (the default trap mechanism: whatever uarun picks without
@@ -16,7 +17,9 @@
  * iterations could be counted: an operation is one whole run of the
  * workload, and its time is the child's CPU time (user + system, from
  * wait4, its own children included) less that of `busybox true` run the
- * same way, so exec, loading, uarun's set-up and exit cancel.  CPU time,
+ * same way, so exec, loading, uarun's set-up and exit cancel (but for
+ * real_python, whose start-up is what it measures: its whole run, and
+ * the peak RSS of each run, wait4's ru_maxrss, monitor included).  CPU time,
  * not wall time: on a shared machine wall time counts the waits for a CPU
  * that other jobs hold, and once the first run has warmed the page cache
  * every one of these workloads is CPU-bound.  The wall time is kept in
@@ -54,13 +57,21 @@ extern char **environ;
 /* uarun's words and busybox's, then the files of real_sha256 at most. */
 #define WORK_MAX_ARGS 2100
 
-enum work_kind { WORK_FIND, WORK_TAR, WORK_SHA256, WORK_GZIP, WORK_SPAWN };
+enum work_kind {
+	WORK_FIND,
+	WORK_TAR,
+	WORK_SHA256,
+	WORK_GZIP,
+	WORK_SPAWN,
+	WORK_PYTHON
+};
 
 struct work {
 	enum work_kind kind;
 	const char *group;  /* case group */
 	const char *target; /* bench_targets[] key */
 	bool judged;	    /* the default trap's row is held to the target */
+	bool whole;	    /* no baseline: the whole run is the operation */
 };
 
 static const struct work works[] = {
@@ -69,7 +80,13 @@ static const struct work works[] = {
 	[WORK_SHA256] = { WORK_SHA256, "sha256", "real_sha256", true },
 	[WORK_GZIP] = { WORK_GZIP, "gzip", "real_gzip", true },
 	[WORK_SPAWN] = { WORK_SPAWN, "spawn", "real_spawn", false },
+	[WORK_PYTHON] = { WORK_PYTHON, "python", "real_python", true, true },
 };
+
+/* real_python's program: Debian's, not a user's wrapper on PATH. */
+#define WORK_PYTHON3 "/usr/bin/python3"
+/* issue 24: uarun's peak RSS within 1.2x of the native run's. */
+#define WORK_RSS_TARGET 1.2
 
 /* One way of running the workload. */
 struct work_cfg {
@@ -78,6 +95,7 @@ struct work_cfg {
 	const char *trap; /* --trap=; NULL: uarun's default */
 	char unavailable[WORK_REASON_LEN];
 	double wall_ns[BENCH_MAX_REPS];
+	double rss_kib[BENCH_MAX_REPS]; /* peak RSS of a run */
 	uint64_t out_bytes; /* of the checking run */
 	bool out_same;	    /* the same bytes as the native run */
 };
@@ -86,7 +104,7 @@ struct work_cfg {
 struct work_state {
 	const struct work *w;
 	bool quick;
-	char busybox[PATH_MAX];
+	char busybox[PATH_MAX]; /* the program run: busybox, or python3 */
 	const char *uarun;
 	char title[64];	     /* what the rows call the workload */
 	char command[200];   /* what runs, for the notes */
@@ -313,6 +331,7 @@ static uint64_t hash_end(struct out_hash *o)
 struct work_run {
 	int status;
 	double cpu_ns, wall_ns;
+	long maxrss_kib;
 	struct ua_stats st;
 	uint64_t out_bytes, out_hash;
 	char why[200]; /* the line of its stderr that says most */
@@ -475,6 +494,7 @@ static int run_child(const struct work_state *ws, const struct work_cfg *c,
 	r->wall_ns = bench_wall_ns() - t0;
 	r->cpu_ns = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
 		    (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+	r->maxrss_kib = ru.ru_maxrss;
 	r->out_bytes = oh.n;
 	r->out_hash = hash_end(&oh);
 	err_why(e, r->why, sizeof(r->why));
@@ -581,7 +601,7 @@ static void setup_workload(struct work_state *ws)
 {
 	static const char *find_argv[] = { "find", NULL, "-name", "*.h", NULL };
 	static const char *tar_argv[] = { "tar", "cf", "-", NULL, NULL };
-	static const char *gzip_argv[4], *spawn_argv[4];
+	static const char *gzip_argv[4], *spawn_argv[4], *py_argv[3];
 	const char *dir;
 	unsigned n = 0;
 
@@ -646,6 +666,14 @@ static void setup_workload(struct work_state *ws)
 		snprintf(ws->label, sizeof(ws->label), "%u MiB", n);
 		break;
 	}
+	case WORK_PYTHON:
+		py_argv[0] = "-c";
+		py_argv[1] = "import this";
+		ws->argv = py_argv;
+		snprintf(ws->title, sizeof(ws->title),
+			 "python3 -c 'import this'");
+		snprintf(ws->label, sizeof(ws->label), "import this");
+		break;
 	case WORK_SPAWN:
 		/*
 		 * A path, so that sh forks and execs rather than its builtin.
@@ -672,6 +700,9 @@ static void setup_workload(struct work_state *ws)
 	else if (ws->w->kind == WORK_SPAWN)
 		snprintf(ws->command, sizeof(ws->command),
 			 "busybox sh -c \"%.170s\"", ws->spawn_cmd);
+	else if (ws->w->kind == WORK_PYTHON)
+		snprintf(ws->command, sizeof(ws->command),
+			 "%.150s -c 'import this'", ws->busybox);
 	else {
 		size_t k = (size_t)snprintf(ws->command, sizeof(ws->command),
 					    "busybox");
@@ -722,10 +753,12 @@ static void work_json(struct bench_json *w, const struct bench_doc *doc)
 	const struct bench_case_res *c = &doc->cases[ws->case_idx];
 
 	bench_json_str(w, "command", ws->command);
-	bench_json_str(w, "baseline", "busybox true");
+	bench_json_str(w, "baseline", ws->w->whole ? NULL : "busybox true");
 	bench_json_str(w, "time",
-		       "CPU time (user + system, wait4) of a "
-		       "run less the baseline's");
+		       ws->w->whole ? "CPU time (user + system, wait4) of a "
+				      "whole run" :
+				      "CPU time (user + system, wait4) of a "
+				      "run less the baseline's");
 	bench_json_open(w, "configs", '[');
 	for (int i = 0; i < WORK_NCFG; i++) {
 		const struct work_cfg *cf = &ws->cfg[i];
@@ -741,6 +774,8 @@ static void work_json(struct bench_json *w, const struct bench_doc *doc)
 		bench_json_bool(w, "output_same", cf->out_same);
 		bench_json_num(w, "wall_ns_median",
 			       run ? bench_median(cf->wall_ns, m->reps) : NAN);
+		bench_json_num(w, "peak_rss_kib_median",
+			       run ? bench_median(cf->rss_kib, m->reps) : NAN);
 		bench_json_close(w, '}');
 	}
 	bench_json_close(w, ']');
@@ -759,17 +794,19 @@ static void measure(struct bench_ctx *ctx, struct work_state *ws,
 			int i = (int)((j + k) % WORK_NCFG);
 			struct work_cfg *c = &ws->cfg[i];
 			struct bench_meas *m = &res->m[i];
-			struct work_run base, r;
-			double cpu = 0, wall = 0;
+			struct work_run base = { 0 }, r;
+			double cpu = 0, wall = 0, rss = 0;
 			struct ua_stats st = { 0 };
 
 			if (m->unavailable)
 				continue;
-			run_or_die(ws, c, true, &base);
+			if (!ws->w->whole)
+				run_or_die(ws, c, true, &base);
 			for (uint64_t x = 0; x < n; x++) {
 				run_or_die(ws, c, false, &r);
 				cpu += r.cpu_ns - base.cpu_ns;
 				wall += r.wall_ns - base.wall_ns;
+				rss = fmax(rss, (double)r.maxrss_kib);
 				st.switches += r.st.switches;
 				st.windows += r.st.windows;
 				st.fixups += r.st.fixups;
@@ -777,6 +814,7 @@ static void measure(struct bench_ctx *ctx, struct work_state *ws,
 			/* A run cheaper than none: noise; keep it positive. */
 			m->ns[k] = fmax(cpu / (double)n, 1);
 			c->wall_ns[k] = wall / (double)n;
+			c->rss_kib[k] = rss;
 			if (k)
 				continue;
 			m->counts = (struct bench_counts){
@@ -786,6 +824,45 @@ static void measure(struct bench_ctx *ctx, struct work_state *ws,
 			};
 		}
 	}
+}
+
+/* The program the workload runs: busybox, or Debian's python3. */
+static bool find_program(struct work_state *ws, char *why, size_t len)
+{
+	if (ws->w->kind != WORK_PYTHON)
+		return bench_find_busybox(ws->busybox, sizeof(ws->busybox), why,
+					  len) != NULL;
+	if (access(WORK_PYTHON3, X_OK)) {
+		snprintf(why, len,
+			 "%s not installed (Debian's python3; "
+			 "tools/install-deps installs it)",
+			 WORK_PYTHON3);
+		return false;
+	}
+	snprintf(ws->busybox, sizeof(ws->busybox), "%s", WORK_PYTHON3);
+	return true;
+}
+
+/*
+ * The peak RSS of uarun's default run against the native run's, medians
+ * of the repetitions (wait4's ru_maxrss: the monitor's pages count, and
+ * the C library mapped twice, the monitor's and the program's).
+ */
+static void rss_note(struct bench_doc *doc, const struct work_state *ws,
+		     const struct bench_case_res *res)
+{
+	double nat, ua, r;
+
+	if (res->m[0].unavailable || res->m[1].unavailable)
+		return;
+	nat = bench_median(ws->cfg[0].rss_kib, res->m[0].reps);
+	ua = bench_median(ws->cfg[1].rss_kib, res->m[1].reps);
+	r = nat > 0 ? ua / nat : NAN;
+	bench_doc_note(doc,
+		       "peak RSS: native %.0f KiB, uarun %.0f KiB: %.2fx "
+		       "(target <= %.1fx: %s)",
+		       nat, ua, r, WORK_RSS_TARGET,
+		       r <= WORK_RSS_TARGET ? "met" : "not met");
 }
 
 static int work_run(struct bench_ctx *ctx, struct bench_doc *doc,
@@ -811,12 +888,12 @@ static int work_run(struct bench_ctx *ctx, struct bench_doc *doc,
 					.uarun = true,
 					.trap = "sud" };
 	ctx->cases_total++;
-	if (!bench_find_busybox(ws->busybox, sizeof(ws->busybox), why,
-				sizeof(why))) {
+	if (!find_program(ws, why, sizeof(why))) {
 		for (int i = 0; i < WORK_NCFG; i++)
 			snprintf(ws->cfg[i].unavailable, WORK_REASON_LEN, "%s",
 				 why);
-		snprintf(ws->title, sizeof(ws->title), "busybox %s",
+		snprintf(ws->title, sizeof(ws->title), "%s %s",
+			 kind == WORK_PYTHON ? "python3" : "busybox",
 			 ws->w->group);
 		snprintf(ws->label, sizeof(ws->label), "not run");
 		snprintf(ws->command, sizeof(ws->command), "-");
@@ -888,12 +965,21 @@ static int work_run(struct bench_ctx *ctx, struct bench_doc *doc,
 	bench_ratio_add(doc, ws->case_idx, "uarun_sud", "native", NULL, false,
 			what);
 
-	bench_doc_note(doc,
-		       "operation: one whole run of the workload; time: the "
-		       "child's CPU time (user + system, its children "
-		       "included) less that of `busybox true` run the same "
-		       "way; ratio: native time / uarun time (below 1: "
-		       "slower under uarun)");
+	if (ws->w->whole)
+		bench_doc_note(doc,
+			       "operation: one whole run, start-up included; "
+			       "time: the child's CPU time (user + system); "
+			       "ratio: native time / uarun time (0.67x: 1.5 "
+			       "times the native time)");
+	else
+		bench_doc_note(doc,
+			       "operation: one whole run of the workload; "
+			       "time: the child's CPU time (user + system, "
+			       "its children included) less that of `busybox "
+			       "true` run the same way; ratio: native time / "
+			       "uarun time (below 1: slower under uarun)");
+	if (ws->w->whole)
+		rss_note(doc, ws, res);
 	bench_doc_note(doc, "workload: %.200s", ws->command);
 	bench_doc_note(doc,
 		       "methods: native; uarun with its defaults (trap: "
@@ -904,6 +990,11 @@ static int work_run(struct bench_ctx *ctx, struct bench_doc *doc,
 		bench_doc_note(doc, "uarun: %.200s", ws->uarun);
 	work_dir_remove();
 	return 0;
+}
+
+static int run_python(struct bench_ctx *ctx, struct bench_doc *doc)
+{
+	return work_run(ctx, doc, WORK_PYTHON);
 }
 
 static int run_find(struct bench_ctx *ctx, struct bench_doc *doc)
@@ -1003,5 +1094,16 @@ const struct bench_cmd bench_cmd_real_spawn = {
 	.opts = BOPT_QUICK,
 	.defaults = work_defaults,
 	.run = run_spawn,
+	.in_report = true,
+};
+
+const struct bench_cmd bench_cmd_real_python = {
+	.name = "real_python",
+	.summary = "python3 -c 'import this', start-up and peak RSS: native "
+		   "vs uarun",
+	.usage = WORK_USAGE,
+	.opts = BOPT_QUICK,
+	.defaults = work_defaults,
+	.run = run_python,
 	.in_report = true,
 };

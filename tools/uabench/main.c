@@ -34,6 +34,7 @@ const struct bench_cmd *const bench_cmds[] = {
 	&bench_cmd_real_sha256,
 	&bench_cmd_real_gzip,
 	&bench_cmd_real_spawn,
+	&bench_cmd_real_python,
 	&bench_cmd_floors,
 	&bench_cmd_report,
 	NULL,

@@ -89,6 +89,12 @@ const struct bench_target bench_targets[] = {
 	{ "real_spawn",
 	  "busybox sh loop of 200 external commands under uarun vs native",
 	  "reported (needs fork and exec)", 0, NULL, false },
+	/* Issue 24: python3's start-up within 1.5x of its native time. */
+	{ "real_python",
+	  "python3 -c 'import this' under uarun (default trap) vs native, "
+	  "whole run",
+	  ">= 0.67x native (1.5x the time); peak RSS <= 1.2x in the notes",
+	  0.67, NULL, false },
 	{ "trap_rewrite_vs_native",
 	  "syscall at a rewritten site (getppid, none) vs native getppid",
 	  ">= 5x faster", 5, NULL, false },

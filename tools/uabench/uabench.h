@@ -136,6 +136,7 @@ extern const struct bench_cmd bench_cmd_real_tar;
 extern const struct bench_cmd bench_cmd_real_sha256;
 extern const struct bench_cmd bench_cmd_real_gzip;
 extern const struct bench_cmd bench_cmd_real_spawn;
+extern const struct bench_cmd bench_cmd_real_python;
 extern const struct bench_cmd bench_cmd_report;
 extern const struct bench_cmd bench_cmd_floors;
 
