@@ -76,14 +76,14 @@ struct real_prog {
 
 static const struct real_prog real_progs[] = {
 	[REAL_GETPPID] = { REAL_GETPPID, "getppid", "real_getppid",
-			   "getppid loop", "getppid", "gcc" },
+			   "getppid loop", "getppid", "gcc", false },
 	[REAL_SIGNAL1] = { REAL_SIGNAL1, "signal1", "real_signal1",
-			   "signal1 raise loop", "signal1", "gcc" },
+			   "signal1 raise loop", "signal1", "gcc", false },
 	[REAL_SIGNAL1_MUSL] = { REAL_SIGNAL1_MUSL, "signal1_musl", NULL,
 				"musl signal1 raise loop", "signal1-musl",
-				"musl-gcc" },
+				"musl-gcc", false },
 	[REAL_DD] = { REAL_DD, "dd", "real_dd", "busybox dd bs=512", NULL,
-		      NULL },
+		      NULL, false },
 	[REAL_FUTEX] = { REAL_FUTEX, "futex", "real_futex",
 			 "futex round trip between two threads", "futex",
 			 "gcc", true },

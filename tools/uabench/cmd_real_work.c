@@ -75,11 +75,11 @@ struct work {
 };
 
 static const struct work works[] = {
-	[WORK_FIND] = { WORK_FIND, "find", "real_find", true },
-	[WORK_TAR] = { WORK_TAR, "tar", "real_tar", true },
-	[WORK_SHA256] = { WORK_SHA256, "sha256", "real_sha256", true },
-	[WORK_GZIP] = { WORK_GZIP, "gzip", "real_gzip", true },
-	[WORK_SPAWN] = { WORK_SPAWN, "spawn", "real_spawn", false },
+	[WORK_FIND] = { WORK_FIND, "find", "real_find", true, false },
+	[WORK_TAR] = { WORK_TAR, "tar", "real_tar", true, false },
+	[WORK_SHA256] = { WORK_SHA256, "sha256", "real_sha256", true, false },
+	[WORK_GZIP] = { WORK_GZIP, "gzip", "real_gzip", true, false },
+	[WORK_SPAWN] = { WORK_SPAWN, "spawn", "real_spawn", false, false },
 	[WORK_PYTHON] = { WORK_PYTHON, "python", "real_python", true, true },
 };
 
