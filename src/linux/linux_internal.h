@@ -75,9 +75,10 @@ static inline UA_FAST bool lx_dev_mode_ok(const struct lx_file *f, bool write)
 /*
  * The host's /dev/null and /dev/zero behind the monitor's devices in the
  * calls that move data between two descriptors (sendfile, splice, tee,
- * copy_file_range: sys_file.c), opened once for each set of the flags
- * those calls look at: 1 + the descriptor, 0 until the first use.  The
- * fast path's sendfile takes one already open.
+ * copy_file_range) and in lstat of their links, opened once for each set
+ * of the flags those look at (sys_file.c ua__lx_dev_host_fd()): 1 + the
+ * descriptor, 0 until the first use.  The fast path's sendfile takes one
+ * already open.
  */
 #define LX_DEV_SLOTS 9
 extern UA_HIDDEN _Atomic int ua__lx_dev_fds[2][LX_DEV_SLOTS];
@@ -297,6 +298,7 @@ UA_HIDDEN long ua__lx_close_fd(struct ua_task *t, int fd);
 UA_HIDDEN long ua__lx_fstat(struct ua_task *t, struct ua_pt_regs *r);
 UA_HIDDEN int ua__lx_host_fd_get(struct ua_task *t, long fd);
 UA_HIDDEN void ua__lx_host_fd_put(struct ua_task *t, long fd, int host);
+UA_HIDDEN int ua__lx_dev_host_fd(const struct lx_file *f);
 UA_HIDDEN int ua__lx_fd_install(struct lx_proc *p, int min,
 				struct lx_file f);
 

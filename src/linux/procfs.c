@@ -414,21 +414,28 @@ void ua__lx_procfs_alias(char *path, bool follow)
  * opening it (stat, lstat, statx, access), the guest's own fd/N link at
  * path, rewritten in place to what the host must look up instead: the
  * link of its host descriptor, which leads to the same file and shows
- * the same open mode; the device the monitor stands in for, followed;
- * or a name that does not exist for a descriptor that is not open, as
- * the kernel's directory has no entry for it.
+ * the same open mode; for the device the monitor stands in for, the
+ * device followed, or unfollowed the link of the host's own node opened
+ * with the same mode (ua__lx_dev_host_fd()); or a name that does not
+ * exist for a descriptor that is not open, as the kernel's directory has
+ * no entry for it.
  */
 void ua__lx_procfs_host_path(struct ua_task *t, char *path, bool follow)
 {
 	const struct lx_file *f;
 	char dev[64];
 	long fd, n;
+	int h;
 
 	if (own_entry(path, &fd) != PROC_FD)
 		return;
 	f = ua__lx_file(t, fd);
-	if (f && f->kind == LX_FD_HOST) {
-		snprintf(path, PATH_MAX, "/proc/self/fd/%d", f->host);
+	h = !f ? -EBADF :
+	    f->kind == LX_FD_HOST ? f->host :
+	    !follow		  ? ua__lx_dev_host_fd(f) :
+				    -ENOENT;
+	if (h >= 0) {
+		snprintf(path, PATH_MAX, "/proc/self/fd/%d", h);
 		return;
 	}
 	n = f && follow ? fd_link(t, fd, dev, sizeof(dev) - 1) : -ENOENT;
@@ -437,7 +444,7 @@ void ua__lx_procfs_host_path(struct ua_task *t, char *path, bool follow)
 		snprintf(path, PATH_MAX, "%s", dev);
 		return;
 	}
-	/* Not open; or a device's link not followed, which the host lacks. */
+	/* Not open, or a device node the host would not open. */
 	snprintf(path, PATH_MAX, "/proc/self/fd/-1");
 }
 

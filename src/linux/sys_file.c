@@ -911,22 +911,19 @@ static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
 _Atomic int ua__lx_dev_fds[2][LX_DEV_SLOTS];
 
 /*
- * The host descriptor a data call uses for guest descriptor fd: its own,
- * or for a monitor device the host's device node opened once with the
- * flags those calls see (lx_dev_cache()), so that tar's sendfile to its
- * /dev/null costs no open and close each time.
+ * ua__lx_dev_host_fd(): the host's device node behind the monitor's
+ * device f, opened once for each set of the flags the calls that take
+ * it see (lx_dev_cache()) and kept: sendfile, splice, tee and
+ * copy_file_range (so that tar's sendfile to its /dev/null costs no open
+ * and close each time), and the descriptor link lstat looks at
+ * (procfs.c).  The descriptor, or -errno.
  */
-static int xfer_fd_get(struct ua_task *t, int fd)
+int ua__lx_dev_host_fd(const struct lx_file *f)
 {
-	const struct lx_file *f = ua__lx_file(t, fd);
-	_Atomic int *slot;
-	int h, none = 0;
+	_Atomic int *slot = lx_dev_cache(f);
+	int h = atomic_load(slot), none = 0;
 	long d;
 
-	if (!f || f->kind == LX_FD_HOST)
-		return ua__lx_host_fd_get(t, fd);
-	slot = lx_dev_cache(f);
-	h = atomic_load(slot);
 	if (h)
 		return h - 1;
 	h = open(f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero",
@@ -941,6 +938,16 @@ static int xfer_fd_get(struct ua_task *t, int fd)
 		return none - 1;
 	}
 	return (int)d;
+}
+
+/* The host descriptor a data call uses for guest descriptor fd. */
+static int xfer_fd_get(struct ua_task *t, int fd)
+{
+	const struct lx_file *f = ua__lx_file(t, fd);
+
+	if (!f || f->kind == LX_FD_HOST)
+		return ua__lx_host_fd_get(t, fd);
+	return ua__lx_dev_host_fd(f);
 }
 
 static void xfer_fd_put(struct ua_task *t, int fd, int host)

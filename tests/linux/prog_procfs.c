@@ -572,6 +572,16 @@ static void test_fd_names(void)
 	show_lookup("lstat", name, fd);
 	show_lookup("stat", "/dev/stdin", 0);
 	show_lookup("lstat", "/dev/stdin", 0);
+	/* The devices the monitor serves itself: links with the mode. */
+	for (int i = 0; i < 3; i++) {
+		int flags[] = { O_RDONLY, O_WRONLY, O_RDWR };
+		int d = open(i == 1 ? "/dev/zero" : "/dev/null", flags[i]);
+
+		snprintf(name, sizeof(name), "/proc/self/fd/%d", d);
+		show_lookup("lstat", name, d);
+		show_lookup("stat", name, d);
+		close(d);
+	}
 	n = readlink("/dev/stdin", buf, sizeof(buf) - 1);
 	buf[n > 0 ? n : 0] = 0;
 	printf("readlink /dev/stdin: %s\n", buf);
