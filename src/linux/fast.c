@@ -388,12 +388,12 @@ static inline UA_FAST int fast_sink(struct lx_proc *p, uint64_t fd)
 
 /*
  * sendfile(out, in, NULL, count) to fast_sink()'s descriptor: the host's
- * sendfile, as sys_sendfile() makes it.  The input is any host file but a signalfd's
- * eventfd (the full path's EINVAL), so that a file just opened costs no
- * fstat for its kind; one that can sleep (a socket, a terminal) is
- * interruptible, and the full path takes over where an interrupt ended
- * it before anything was sent.  An offset in guest memory is the full
- * path's.
+ * sendfile, as sys_sendfile() makes it.  The input is any host file but
+ * a signalfd's eventfd (the full path's EINVAL), so that a file just
+ * opened costs no fstat for its kind; one that can sleep (a socket, a
+ * terminal) is interruptible, and the full path takes over where an
+ * interrupt ended it before anything was sent.  An offset in guest
+ * memory is the full path's.
  */
 static inline UA_FAST long fast_sendfile(struct ua_task *t, struct lx_proc *p,
 					 struct ua_pt_regs *r)
