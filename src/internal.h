@@ -666,7 +666,7 @@ UA_HIDDEN uint32_t ua__pkru_locked_all(uint32_t pkru, uint32_t keys);
 /* The system page size, read once by ua_init(). */
 extern UA_HIDDEN size_t ua__pagesz;
 
-static inline uintptr_t ua__page_up(uintptr_t v)
+static inline UA_FAST uintptr_t ua__page_up(uintptr_t v)
 {
 	return (v + ua__pagesz - 1) & ~(uintptr_t)(ua__pagesz - 1);
 }
