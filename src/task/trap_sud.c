@@ -377,10 +377,14 @@ uint64_t ua__guest_gs_get(const struct ua_task *t)
  * (loader.c), so for it the range may be all the addresses above the
  * space: the monitor's own calls (libc's, the fast path's) then pass the
  * kernel's first test, without its vDSO check and its read of the
- * selector byte (kernel/entry/syscall_user_dispatch.c).  Not under protection keys, which do not guard
- * instruction fetch: there the guest may jump to monitor code, and only
- * the stubs' calls should pass unchecked.  The kernel refuses a range
- * that wraps, hence one that stops short of the top byte.
+ * selector byte (kernel/entry/syscall_user_dispatch.c).  Not under
+ * protection keys, which do not guard instruction fetch: there the guest
+ * may jump to monitor code, and only the stubs' calls should pass
+ * unchecked.  Nor under rewrite, whose
+ * page-0 trampoline and its tail (trap_rewrite.c) lie outside the space,
+ * possibly above a small one, and end in a `syscall` that must trap.
+ * The kernel refuses a range that wraps, hence one that stops short of
+ * the top byte.
  */
 static int sud_on(struct ua_task *t)
 {
@@ -390,7 +394,8 @@ static int sud_on(struct ua_task *t)
 		(unsigned long)(__stop_ua_sud_text - __start_ua_sud_text);
 	unsigned long above = sp->limit + sp->guard;
 
-	if (t->own_fs && sp->pkey < 0 && lo >= above) {
+	if (t->own_fs && sp->pkey < 0 && t->tb.mode != UA_TRAP_REWRITE &&
+	    lo >= above) {
 		lo = above;
 		len = ~0ul - above;
 	}
