@@ -39,6 +39,7 @@ enum lx_host_kind {
 	LX_HK_REG,         /* a regular file */
 	LX_HK_NULL,        /* the host's /dev/null */
 	LX_HK_OTHER,
+	LX_HK_MEM,         /* /proc/<pid>/mem: read and written by proc_mem.c */
 };
 
 struct lx_file {
@@ -254,7 +255,12 @@ UA_HIDDEN long ua__lx_put_status(struct ua_task *t, int fd);
 UA_HIDDEN long ua__lx_put_stat(struct ua_task *t, int fd);
 /* proc_maps.c: the guest's /proc/<pid>/maps, written to fd. */
 UA_HIDDEN long ua__lx_put_maps(struct ua_task *t, int fd);
-UA_HIDDEN int ua__lx_procfs_dir(const char *path);
+UA_HIDDEN void ua__lx_procfs_mark(const char *path, struct lx_file *f);
+UA_HIDDEN size_t ua__lx_mem_span(struct ua_task *t, uintptr_t addr,
+				 size_t len);
+UA_HIDDEN long ua__lx_mem_rw(struct ua_task *t, struct lx_file *f,
+			     struct ua_iov_iter *it, const off_t *pos,
+			     bool write);
 /* procfs_dir.c: getdents64 of one of them. */
 UA_HIDDEN long ua__lx_procfs_getdents(struct ua_task *t, struct lx_file *f,
 				      void *ubuf, size_t count);

@@ -182,3 +182,29 @@ long ua__lx_put_maps(struct ua_task *t, int fd)
 	free(text);
 	return err;
 }
+
+/*
+ * ua__lx_mem_span(): how many of the len bytes from addr lie in the
+ * program's mappings, those its maps show, without a hole: as far as
+ * the kernel's access_remote_vm() gets for /proc/<pid>/mem before it
+ * finds no vma.  The monitor's memory around and above the space is
+ * never part of it.
+ */
+size_t ua__lx_mem_span(struct ua_task *t, uintptr_t addr, size_t len)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct ua_mapping *maps;
+	size_t n = ua__space_maps_copy(t->sp, &maps);
+	uintptr_t at = addr;
+	uintptr_t end = len > UINTPTR_MAX - addr ? UINTPTR_MAX : addr + len;
+
+	for (size_t i = 0; i < n && at < end; i++) {
+		if (hidden(t, p, &maps[i]) || maps[i].end <= at)
+			continue;
+		if (maps[i].start > at)
+			break;
+		at = maps[i].end;
+	}
+	free(maps);
+	return (at < end ? at : end) - addr;
+}

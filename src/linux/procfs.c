@@ -12,6 +12,8 @@
  * fd/N, read as links or opened, are the program's file and the
  * guest's descriptor N; fdinfo/N is the host's account of the file
  * behind guest descriptor N, told in the guest's terms (fdinfo()).
+ * mem is the host's own memory file, whose reads and writes proc_mem.c
+ * keeps to the program's mappings.
  *
  * The content is taken when the file is opened and served from a
  * memory file opened read-only, where the kernel reads the
@@ -39,6 +41,7 @@ enum proc_entry {
 	PROC_EXE,
 	PROC_STATUS,
 	PROC_STAT,
+	PROC_MEM,
 	PROC_FD,     /* fd/N */
 	PROC_FDINFO, /* fdinfo/N */
 	PROC_DIR,    /* fd/, fdinfo/ or task/: *fd says which (LX_PDIR_*) */
@@ -84,7 +87,7 @@ static enum proc_entry own_entry(const char *path, long *fd)
 		[PROC_CMDLINE] = "cmdline", [PROC_ENVIRON] = "environ",
 		[PROC_AUXV] = "auxv",	    [PROC_MAPS] = "maps",
 		[PROC_EXE] = "exe",	    [PROC_STATUS] = "status",
-		[PROC_STAT] = "stat",
+		[PROC_STAT] = "stat",	    [PROC_MEM] = "mem",
 	};
 	const char *rest = path + 6; /* past "/proc/" */
 	char *end;
@@ -102,7 +105,7 @@ static enum proc_entry own_entry(const char *path, long *fd)
 			return PROC_NONE;
 		rest = end + 1;
 	}
-	for (int e = PROC_CMDLINE; e <= PROC_STAT; e++)
+	for (int e = PROC_CMDLINE; e <= PROC_MEM; e++)
 		if (!strcmp(rest, names[e]))
 			return (enum proc_entry)e;
 	*fd = dir_entry(rest);
@@ -449,14 +452,25 @@ void ua__lx_procfs_host_path(struct ua_task *t, char *path, bool follow)
 }
 
 /*
- * ua__lx_procfs_dir(): which of the guest's own directories path is
- * (LX_PDIR_*: listed by procfs_dir.c), or 0.
+ * ua__lx_procfs_mark(): what the file f just opened at path is, when it
+ * is one of the guest's own entries the host opened: a directory that
+ * procfs_dir.c lists (f->pdir, LX_PDIR_*), or the memory file whose
+ * reads and writes proc_mem.c clips to the space (f->hkind).
  */
-int ua__lx_procfs_dir(const char *path)
+void ua__lx_procfs_mark(const char *path, struct lx_file *f)
 {
 	long which = 0;
 
-	return own_entry(path, &which) == PROC_DIR ? (int)which : 0;
+	switch (own_entry(path, &which)) {
+	case PROC_DIR:
+		f->pdir = (uint8_t)which;
+		break;
+	case PROC_MEM:
+		f->hkind = LX_HK_MEM;
+		break;
+	default:
+		break;
+	}
 }
 
 /*
@@ -477,6 +491,16 @@ long ua__lx_procfs_open(struct ua_task *t, const char *path, int flags)
 		return -ENOSYS;
 	if (e == PROC_EXE || e == PROC_FD)
 		return reopen(t, e, fd, flags);
+	/*
+	 * The host's own mem file of this process, opened with the guest's
+	 * flags: its open checks, its lseek and its FOLL_FORCE reads and
+	 * writes are the kernel's, and proc_mem.c keeps them to the space.
+	 */
+	if (e == PROC_MEM) {
+		long h = open("/proc/self/mem", flags | O_CLOEXEC);
+
+		return h < 0 ? -errno : ua__lx_host_above_stdio((int)h);
+	}
 	if ((flags & O_ACCMODE) != O_RDONLY || (flags & O_CREAT))
 		return -EACCES;
 	if (flags & O_DIRECTORY)

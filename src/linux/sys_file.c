@@ -161,6 +161,8 @@ static long do_read(struct ua_task *t, struct lx_file *f,
 		return -EBADF;
 	if (f->kind == LX_FD_NULL)
 		return 0;
+	if (f->hkind == LX_HK_MEM)
+		return ua__lx_mem_rw(t, f, it, pos, false);
 	/* No llseek and no write of its own: FMODE_PREAD, FMODE_PWRITE. */
 	if (f->kind == LX_FD_HOST && f->sfd)
 		return pos ? -ESPIPE : ua__lx_sigfd_read(t, f, it);
@@ -197,6 +199,8 @@ static long do_write(struct ua_task *t, struct lx_file *f,
 
 	if (f->kind == LX_FD_HOST && f->sfd)
 		return pos ? -ESPIPE : -EINVAL;
+	if (f->hkind == LX_HK_MEM)
+		return ua__lx_mem_rw(t, f, it, pos, true);
 	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) {
 		size_t n = ua_iov_iter_count(it);
 
@@ -328,8 +332,9 @@ static long sys_lseek(struct ua_task *t, struct ua_pt_regs *r)
 		return -EBADF;
 	if (f->kind != LX_FD_HOST)
 		return 0; /* null_lseek(): always 0 */
+	/* mem's positions are addresses: any value but -1 is one. */
 	ret = lseek(f->host, (off_t)ARG2(r), (int)ARG3(r));
-	return ret < 0 ? -errno : (long)ret;
+	return ret == -1 ? -errno : (long)ret;
 }
 
 long ua__lx_fstat(struct ua_task *t, struct ua_pt_regs *r)

@@ -112,7 +112,7 @@ static long do_openat(struct ua_task *t, long dfd, uint64_t upath, int flags,
 			return h;
 		f.host = (int)h;
 		if (!strncmp(path, "/proc/", 6))
-			f.pdir = (uint8_t)ua__lx_procfs_dir(path);
+			ua__lx_procfs_mark(path, &f);
 	}
 	fd = ua__lx_fd_install(lx_proc(t), 0, f);
 	if (fd < 0 && f.kind == LX_FD_HOST)

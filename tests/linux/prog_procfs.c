@@ -4,7 +4,8 @@
  * /proc/self, /proc/<pid> and /proc/thread-self say what the program
  * was started with; exe and fd/N lead to its file and descriptors; maps
  * names its code, heap, stack and the files it maps, split and moved as
- * the kernel splits and moves vmas; fdinfo/N describes descriptor N.  Run natively and under uarun (with arguments), the
+ * the kernel splits and moves vmas; fdinfo/N describes descriptor N;
+ * mem reads and writes the program's memory and nothing else.  Run natively and under uarun (with arguments), the
  * output must be the same; under uarun the host's files would name the
  * monitor.
  */
@@ -23,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/prctl.h>
+#include <sys/sendfile.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -679,6 +681,130 @@ static void test_status(char **argv, char **envp)
 	signal(SIGRTMIN + 3, SIG_DFL);
 }
 
+/* A call's result as the test prints it: the count, or <error>. */
+static const char *res(ssize_t r)
+{
+	static char buf[64];
+
+	if (r < 0)
+		snprintf(buf, sizeof(buf), "<%s>", strerror(errno));
+	else
+		snprintf(buf, sizeof(buf), "%zd", r);
+	return buf;
+}
+
+static char mem_data[64] = "guest data";
+static char maps_self[1 << 16], maps_task[1 << 16];
+
+/* path's contents into buf, read without allocating anything. */
+static void read_raw(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY);
+	size_t n = 0;
+	ssize_t got;
+
+	while (fd >= 0 && n < cap - 1 &&
+	       (got = read(fd, buf + n, cap - 1 - n)) > 0)
+		n += (size_t)got;
+	buf[n] = 0;
+	if (fd >= 0)
+		close(fd);
+}
+
+static int in_maps(const char *maps, unsigned long a)
+{
+	unsigned long s, e;
+
+	for (const char *l = maps; *l; l = strchr(l, '\n') + 1) {
+		if (sscanf(l, "%lx-%lx", &s, &e) == 2 && a >= s && a < e)
+			return 1;
+		if (!strchr(l, '\n'))
+			break;
+	}
+	return 0;
+}
+
+/*
+ * What the thread's own task/<tid>/maps lists beyond the process's maps
+ * (nothing natively; the monitor's memory where its task/ entries are
+ * the host's) must not be readable through mem.
+ */
+static void mem_outside(int fd)
+{
+	char path[64], c;
+	unsigned long s, e;
+	int readable = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/maps",
+		 (long)syscall(SYS_gettid));
+	for (int i = 0; i < 2; i++) { /* the second pass allocates nothing */
+		read_raw("/proc/self/maps", maps_self, sizeof(maps_self));
+		read_raw(path, maps_task, sizeof(maps_task));
+	}
+	for (const char *l = maps_task; *l; l = strchr(l, '\n') + 1) {
+		if (sscanf(l, "%lx-%lx", &s, &e) == 2 && s < (1ul << 47) &&
+		    !in_maps(maps_self, s) && pread(fd, &c, 1, (off_t)s) >= 0)
+			readable++;
+		if (!strchr(l, '\n'))
+			break;
+	}
+	printf("mem beyond the maps: %s\n", readable ? "readable" : "EIO");
+}
+
+/*
+ * /proc/self/mem: reads and writes at addresses, as far as the
+ * mappings go; FOLL_FORCE reaches read-only and PROT_NONE pages (or
+ * not, as the host's proc_mem.force_override says: the same both ways).
+ */
+static void test_mem(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int fd = open("/proc/self/mem", O_RDWR);
+	char buf[64] = { 0 }, *two, *ro, *none, *volatile bad = (char *)8;
+	off_t at;
+
+	printf("mem open: %s\n", res(fd));
+	if (fd < 0)
+		return;
+	printf("mem pread: %s ", res(pread(fd, buf, 10, (off_t)mem_data)));
+	printf("'%s'\n", buf);
+	printf("mem pwrite: %s ", res(pwrite(fd, "GUEST", 5, (off_t)mem_data)));
+	printf("'%s'\n", mem_data);
+	two = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(two + pg, pg);
+	printf("mem to a hole: %s\n", res(pread(fd, maps_self, 2 * pg,
+						  (off_t)two)));
+	printf("mem in a hole: %s\n", res(pread(fd, buf, 8,
+						  (off_t)(two + pg))));
+	ro = mmap(NULL, pg, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	printf("mem write read-only: %s ", res(pwrite(fd, "ro", 2, (off_t)ro)));
+	printf("'%.2s'\n", ro);
+	none = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	printf("mem read PROT_NONE: %s\n",
+	       res(pread(fd, buf, 8, (off_t)none)));
+	at = lseek(fd, (off_t)mem_data, SEEK_SET);
+	printf("mem lseek: %d\n", at == (off_t)mem_data);
+	memset(buf, 0, sizeof(buf));
+	printf("mem read: %s '%s' ", res(read(fd, buf, 8)), buf);
+	printf("then at +%ld\n", (long)(lseek(fd, 0, SEEK_CUR) - at));
+	printf("mem read EFAULT: %s ", res(read(fd, bad, 8)));
+	printf("then at +%ld\n", (long)(lseek(fd, 0, SEEK_CUR) - at));
+	printf("mem SEEK_END: %s\n", res(lseek(fd, 0, SEEK_END) < 0 ? -1 : 0));
+	printf("mem pread at -1: %s\n", res(pread(fd, buf, 16, -1)));
+	/* Positions are addresses: lseek gives the top page's as it is. */
+	printf("mem top: %d ", lseek(fd, -(off_t)pg, SEEK_SET) == -(off_t)pg);
+	printf("%s ", res(read(fd, buf, 16)));
+	printf("%s\n", res(read(fd, maps_self, 2 * pg)));
+	printf("mem sendfile: %s\n",
+	       res(sendfile(1, fd, &(off_t){ (off_t)mem_data }, 4)));
+	mem_outside(fd);
+	munmap(two, pg);
+	munmap(ro, pg);
+	munmap(none, pg);
+	close(fd);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -694,6 +820,7 @@ int main(int argc, char **argv, char **envp)
 	test_dirs();
 	test_status(argv, envp);
 	test_fd_names();
+	test_mem();
 	printf("done\n");
 	return 0;
 }
