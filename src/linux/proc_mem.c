@@ -48,8 +48,8 @@ static size_t mem_piece(int h, bool write, char *buf, size_t n, uint64_t addr)
  * the address *pos, or at the file's position (advanced on success)
  * when pos is NULL.  The bytes done or -errno.
  */
-long ua__lx_mem_rw(struct ua_task *t, struct lx_file *f,
-		   struct ua_iov_iter *it, const off_t *pos, bool write)
+long ua__lx_mem_rw(struct ua_task *t, struct lx_file *f, struct ua_iov_iter *it,
+		   const off_t *pos, bool write)
 {
 	char *buf = lx_iobuf(t);
 	uint64_t addr = pos ? (uint64_t)*pos : mem_pos(f->host);
