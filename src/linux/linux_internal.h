@@ -305,6 +305,7 @@ UA_HIDDEN long ua__lx_fstat(struct ua_task *t, struct ua_pt_regs *r);
 UA_HIDDEN int ua__lx_host_fd_get(struct ua_task *t, long fd);
 UA_HIDDEN void ua__lx_host_fd_put(struct ua_task *t, long fd, int host);
 UA_HIDDEN int ua__lx_dev_host_fd(const struct lx_file *f);
+UA_HIDDEN int ua__lx_dev_open(const struct lx_file *f, int keep);
 UA_HIDDEN int ua__lx_fd_install(struct lx_proc *p, int min,
 				struct lx_file f);
 

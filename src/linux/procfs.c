@@ -217,11 +217,9 @@ static long put_fdinfo(struct ua_task *t, int out, long fd)
 		return -ENOENT;
 	h = f->host;
 	if (f->kind != LX_FD_HOST) {
-		h = open(f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero",
-			 (f->flags & (O_ACCMODE | O_APPEND | O_NONBLOCK)) |
-				 O_CLOEXEC);
+		h = ua__lx_dev_open(f, O_ACCMODE | O_APPEND | O_NONBLOCK);
 		if (h < 0)
-			return -errno;
+			return h;
 	}
 	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", h);
 	in = fopen(path, "re");

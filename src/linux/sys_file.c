@@ -916,6 +916,19 @@ static long sys_pselect6(struct ua_task *t, struct ua_pt_regs *r)
 _Atomic int ua__lx_dev_fds[2][LX_DEV_SLOTS];
 
 /*
+ * ua__lx_dev_open(): a new host descriptor on the host's node of the
+ * monitor's device f, opened with those of f's flags in keep: what the
+ * guest's descriptor would be natively.  The descriptor or -errno.
+ */
+int ua__lx_dev_open(const struct lx_file *f, int keep)
+{
+	int h = open(f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero",
+		     (f->flags & keep) | O_CLOEXEC | O_NOCTTY);
+
+	return h < 0 ? -errno : h;
+}
+
+/*
  * ua__lx_dev_host_fd(): the host's device node behind the monitor's
  * device f, opened once for each set of the flags the calls that take
  * it see (lx_dev_cache()) and kept: sendfile, splice, tee and
@@ -931,10 +944,8 @@ int ua__lx_dev_host_fd(const struct lx_file *f)
 
 	if (h)
 		return h - 1;
-	h = open(f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero",
-		 (f->flags & (O_ACCMODE | O_PATH | O_APPEND)) | O_CLOEXEC |
-			 O_NOCTTY);
-	d = h < 0 ? -errno : ua__lx_host_above_stdio(h);
+	h = ua__lx_dev_open(f, O_ACCMODE | O_PATH | O_APPEND);
+	d = h < 0 ? h : ua__lx_host_above_stdio(h);
 	if (d < 0)
 		return (int)d;
 	/* Another thread's open won: keep one. */
@@ -1081,15 +1092,12 @@ static long sys_copy_file_range(struct ua_task *t, struct ua_pt_regs *r)
 int ua__lx_host_fd_get(struct ua_task *t, long fd)
 {
 	struct lx_file *f = ua__lx_file(t, fd);
-	int h;
 
 	if (!f)
 		return -EBADF;
 	if (f->kind == LX_FD_HOST)
 		return f->host;
-	h = open(f->kind == LX_FD_NULL ? "/dev/null" : "/dev/zero",
-		 (f->flags & (O_ACCMODE | O_PATH)) | O_CLOEXEC | O_NOCTTY);
-	return h < 0 ? -errno : h;
+	return ua__lx_dev_open(f, O_ACCMODE | O_PATH);
 }
 
 void ua__lx_host_fd_put(struct ua_task *t, long fd, int host)
