@@ -41,9 +41,11 @@ os.environ['UA_PATCH_AFTER'] = '1'
 # Inside tools/vm-test's VMs (UA_VM=1), whose CPU features are the
 # point and whose emulated time is dear, block frames only: how a frame
 # is written (one window or one per field) depends on no CPU feature,
-# and the host runs both.
+# and the host runs both.  UA_FRAMES (a comma-separated list) chooses
+# them elsewhere: the Makefile's second and third builds (test-generic,
+# test-clang) run block frames only, their signal suites both modes.
 FRAMES = ['block'] if os.environ.get('UA_VM') == '1' else \
-    ['block', 'per-access']
+    os.environ.get('UA_FRAMES', 'block,per-access').split(',')
 REFUSED_PAGE0 = 'needs page 0 for its trampoline'
 _traps = None
 
