@@ -11,6 +11,7 @@
 #include <setjmp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -436,8 +437,14 @@ int ua__fault_install(void)
 	struct sigaction sa;
 	void *frame;
 
-	/* backtrace() loads libgcc on first use: do it now, not in a fault. */
-	backtrace(&frame, 1);
+	/*
+	 * A dynamically linked backtrace() loads libgcc_s on first use: do
+	 * it now, not in a fault.  A static link (no interpreter, AT_BASE
+	 * 0) has the unwinder linked in, and the call would only fault in
+	 * its unwind tables for nothing.
+	 */
+	if (getauxval(AT_BASE))
+		backtrace(&frame, 1);
 	memset(&sa, 0, sizeof(sa));
 #if defined(__x86_64__)
 	/* Through the stub that gives the monitor its FS base back (trap.S). */
