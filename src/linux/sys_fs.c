@@ -235,17 +235,15 @@ static long sys_getdents64(struct ua_task *t, struct ua_pt_regs *r)
 		return -ENOTDIR;
 	if (f->pdir)
 		return ua__lx_procfs_getdents(t, f, (void *)ARG2(r), count);
-	if (count > (64 << 10))
-		count = 64 << 10;
-	buf = malloc(count ? count : 1);
-	if (!buf)
-		return -ENOMEM;
+	/* The task's buffer: a heap buffer per call stays resident. */
+	buf = lx_iobuf(t);
+	if (count > LX_CHUNK)
+		count = LX_CHUNK;
 	n = getdents64(f->host, buf, count);
 	if (n < 0)
 		n = -errno;
 	else if (ua_copy_to_user((void *)ARG2(r), buf, (size_t)n))
 		n = -EFAULT;
-	free(buf);
 	return n;
 }
 

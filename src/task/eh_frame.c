@@ -184,23 +184,50 @@ static uint8_t cie_encoding(const uint8_t *p, const uint8_t *end,
 	return enc;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Sift v[i] down the max-heap v[0..n). */
+static void sift_down(uint64_t *v, size_t i, size_t n)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	for (;;) {
+		size_t c = 2 * i + 1;
+		uint64_t x;
 
-	return x < y ? -1 : x > y;
+		if (c >= n)
+			return;
+		if (c + 1 < n && v[c + 1] > v[c])
+			c++;
+		if (v[i] >= v[c])
+			return;
+		x = v[i];
+		v[i] = v[c];
+		v[c] = x;
+		i = c;
+	}
 }
 
-/* Sorted, each once; the new count. */
+/*
+ * Sorted, each once; the new count.  Linkers lay the entries out in
+ * address order, mostly; otherwise a heapsort, in place: qsort()'s merge
+ * sort takes a buffer as large as the array, which a long-lived monitor
+ * keeps resident in its heap, and the table is the program's to make as
+ * long and as disordered as it likes.
+ */
 static size_t sort_unique(uint64_t *v, size_t n)
 {
 	size_t k = 0, i = 1;
 
-	/* Linkers lay the entries out in address order, mostly. */
 	while (i < n && v[i - 1] <= v[i])
 		i++;
-	if (i < n)
-		qsort(v, n, sizeof(*v), cmp_u64);
+	if (i < n) {
+		for (i = n / 2; i-- > 0;)
+			sift_down(v, i, n);
+		for (i = n; i-- > 1;) {
+			uint64_t x = v[0];
+
+			v[0] = v[i];
+			v[i] = x;
+			sift_down(v, 0, i);
+		}
+	}
 	for (i = 0; i < n; i++)
 		if (!k || v[k - 1] != v[i])
 			v[k++] = v[i];
@@ -284,6 +311,7 @@ next:
 		free(v);
 		return 0;
 	}
-	*out = v;
+	/* Room was for the most records len could hold: give back the rest. */
+	*out = realloc(v, n * sizeof(*v)) ?: v;
 	return (long)n;
 }
