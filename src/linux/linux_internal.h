@@ -251,8 +251,8 @@ UA_HIDDEN void ua__lx_procfs_alias(char *path, bool follow);
 UA_HIDDEN void ua__lx_procfs_host_path(struct ua_task *t, char *path,
 				       bool follow);
 /* proc_status.c: the guest's /proc/<pid>/status and stat, written to fd. */
-UA_HIDDEN long ua__lx_put_status(struct ua_task *t, int fd);
-UA_HIDDEN long ua__lx_put_stat(struct ua_task *t, int fd);
+UA_HIDDEN long ua__lx_put_status(struct ua_task *t, int fd, long tid);
+UA_HIDDEN long ua__lx_put_stat(struct ua_task *t, int fd, long tid);
 /* proc_maps.c: the guest's /proc/<pid>/maps, written to fd. */
 UA_HIDDEN long ua__lx_put_maps(struct ua_task *t, int fd);
 UA_HIDDEN void ua__lx_procfs_mark(const char *path, struct lx_file *f);

@@ -89,12 +89,28 @@ static bool own_line(struct ua_task *t, const char *line, char *out,
 }
 
 /*
- * ua__lx_put_status(): the guest's status, written to fd.  0 or -errno.
+ * The host's file name of this process's (tid 0) or thread tid's entry,
+ * into buf.  The guest's threads are host threads with the same ids.
  */
-long ua__lx_put_status(struct ua_task *t, int fd)
+static const char *host_file(char *buf, size_t size, long tid,
+			     const char *name)
 {
-	FILE *in = fopen("/proc/self/status", "re");
+	if (tid)
+		snprintf(buf, size, "/proc/self/task/%ld/%s", tid, name);
+	else
+		snprintf(buf, size, "/proc/self/%s", name);
+	return buf;
+}
+
+/*
+ * ua__lx_put_status(): the guest's status of its thread t, written to
+ * fd: the host's lines of the process (tid 0) or of thread tid.  0 or
+ * -errno.
+ */
+long ua__lx_put_status(struct ua_task *t, int fd, long tid)
+{
 	char line[512], own[64];
+	FILE *in = fopen(host_file(line, sizeof(line), tid, "status"), "re");
 	uint64_t ign, cgt;
 	long err = 0;
 
@@ -160,14 +176,15 @@ static bool own_field(struct ua_task *t, int k, uint64_t ign, uint64_t cgt,
 }
 
 /*
- * ua__lx_put_stat(): the guest's stat line, written to fd.  0 or -errno.
+ * ua__lx_put_stat(): the guest's stat line of its thread t (the host's of
+ * the process, tid 0, or of thread tid), written to fd.  0 or -errno.
  * The command name is in parentheses and may hold spaces and ')': the
  * fields start after the last ')', as the kernel's readers parse it.
  */
-long ua__lx_put_stat(struct ua_task *t, int fd)
+long ua__lx_put_stat(struct ua_task *t, int fd, long tid)
 {
 	char in[1024], out[1536], *rest, *save = NULL, *tok;
-	FILE *f = fopen("/proc/self/stat", "re");
+	FILE *f = fopen(host_file(in, sizeof(in), tid, "stat"), "re");
 	uint64_t ign, cgt, v;
 	size_t len;
 	int k = 3;

@@ -4,8 +4,9 @@
  * its command line is uarun's, its auxiliary vector and memory map the
  * monitor's, its descriptors numbered as the monitor holds them.  A
  * guest that opens /proc/self/cmdline, environ, auxv or maps (or the
- * same under its own pid or /proc/thread-self) gets what the kernel
- * would show for it (fs/proc/base.c, fs/proc/task_mmu.c): the argument
+ * same under its own pid, /proc/thread-self or a thread's task/<tid>/)
+ * gets what the kernel would show for it (fs/proc/base.c,
+ * fs/proc/task_mmu.c): the argument
  * and environment strings read from the space where the loader put
  * them, the auxiliary vector the loader gave it, and the space's
  * mappings named after what they were made from (vma_names.c).  exe and
@@ -79,9 +80,12 @@ static int dir_entry(const char *rest)
 
 /*
  * The entry of this process that path names, or PROC_NONE; for fd/N
- * and fdinfo/N, N in *fd.
+ * and fdinfo/N, N in *fd.  *tid is the thread the path names through
+ * thread-self/ or task/<tid>/, 0 for the process as a whole; a task/
+ * entry's tid is checked against the program's threads by the caller
+ * (guest_tid()).
  */
-static enum proc_entry own_entry(const char *path, long *fd)
+static enum proc_entry own_entry(const char *path, long *fd, long *tid)
 {
 	static const char *const names[] = {
 		[PROC_CMDLINE] = "cmdline", [PROC_ENVIRON] = "environ",
@@ -93,15 +97,23 @@ static enum proc_entry own_entry(const char *path, long *fd)
 	char *end;
 	long pid;
 
+	*tid = 0;
 	if (strncmp(path, "/proc/", 6))
 		return PROC_NONE;
 	if (!strncmp(rest, "self/", 5)) {
 		rest += 5;
 	} else if (!strncmp(rest, "thread-self/", 12)) {
 		rest += 12;
+		*tid = (long)syscall(SYS_gettid);
 	} else {
 		pid = strtol(rest, &end, 10);
 		if (end == rest || *end != '/' || pid != getpid())
+			return PROC_NONE;
+		rest = end + 1;
+	}
+	if (!*tid && !strncmp(rest, "task/", 5)) {
+		*tid = strtol(rest + 5, &end, 10);
+		if (end == rest + 5 || *end != '/' || *tid <= 0)
 			return PROC_NONE;
 		rest = end + 1;
 	}
@@ -109,13 +121,43 @@ static enum proc_entry own_entry(const char *path, long *fd)
 		if (!strcmp(rest, names[e]))
 			return (enum proc_entry)e;
 	*fd = dir_entry(rest);
-	if (*fd)
+	/* A thread's directory has no task/ of its own. */
+	if (*fd && (!*tid || *fd != LX_PDIR_TASK))
 		return PROC_DIR;
 	if (!strncmp(rest, "fd/", 3))
 		return fd_entry(rest + 3, fd, PROC_FD);
 	if (!strncmp(rest, "fdinfo/", 7))
 		return fd_entry(rest + 7, fd, PROC_FDINFO);
 	return PROC_NONE;
+}
+
+/*
+ * The program's thread tid (0: t itself) while the caller holds the
+ * thread list's lock (it cannot exit meanwhile), or NULL: a thread of
+ * the monitor, or one that has gone, has no entry here.
+ */
+static struct ua_task *thread_locked(struct ua_task *t, long tid)
+{
+	struct lx_proc *p = lx_proc(t);
+
+	if (!tid || tid == ua__lx_tid(t))
+		return t;
+	for (size_t i = 0; i < p->nthreads; i++)
+		if (ua__lx_tid(p->threads[i]) == tid)
+			return p->threads[i];
+	return NULL;
+}
+
+/* Is tid one of the program's threads (or 0)? */
+static bool guest_tid(struct ua_task *t, long tid)
+{
+	struct lx_proc *p = lx_proc(t);
+	bool ok;
+
+	pthread_mutex_lock(&p->tlock);
+	ok = thread_locked(t, tid) != NULL;
+	pthread_mutex_unlock(&p->tlock);
+	return ok;
 }
 
 /*
@@ -249,7 +291,27 @@ out:
 	return err;
 }
 
-static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn)
+/*
+ * status and stat of the thread tid (0: the process, as t sees it),
+ * made while the thread list's lock keeps the thread from going.
+ */
+static long put_thread(struct ua_task *t, int fd, enum proc_entry e, long tid)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct ua_task *who;
+	long err = -ENOENT;
+
+	pthread_mutex_lock(&p->tlock);
+	who = thread_locked(t, tid);
+	if (who)
+		err = e == PROC_STATUS ? ua__lx_put_status(who, fd, tid) :
+					 ua__lx_put_stat(who, fd, tid);
+	pthread_mutex_unlock(&p->tlock);
+	return err;
+}
+
+static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn,
+		 long tid)
 {
 	struct lx_proc *p = lx_proc(t);
 	size_t len = p->auxv_words * 8;
@@ -266,9 +328,8 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn)
 	case PROC_FDINFO:
 		return put_fdinfo(t, fd, fdn);
 	case PROC_STATUS:
-		return ua__lx_put_status(t, fd);
 	case PROC_STAT:
-		return ua__lx_put_stat(t, fd);
+		return put_thread(t, fd, e, tid);
 	default:
 		return -EINVAL;
 	}
@@ -318,10 +379,13 @@ static long fd_link(struct ua_task *t, long fd, char *out, size_t size)
 long ua__lx_procfs_readlink(struct ua_task *t, const char *path, char *out,
 			    size_t size)
 {
-	long fd;
+	long fd, tid;
 	size_t n;
+	enum proc_entry e = own_entry(path, &fd, &tid);
 
-	switch (own_entry(path, &fd)) {
+	if (e != PROC_NONE && tid && !guest_tid(t, tid))
+		return -ENOENT;
+	switch (e) {
 	case PROC_EXE:
 		n = strlen(lx_proc(t)->execfn);
 		n = n < size ? n : size;
@@ -425,12 +489,12 @@ void ua__lx_procfs_host_path(struct ua_task *t, char *path, bool follow)
 {
 	const struct lx_file *f;
 	char dev[64];
-	long fd, n;
+	long fd, n, tid;
 	int h;
 
-	if (own_entry(path, &fd) != PROC_FD)
+	if (own_entry(path, &fd, &tid) != PROC_FD)
 		return;
-	f = ua__lx_file(t, fd);
+	f = tid && !guest_tid(t, tid) ? NULL : ua__lx_file(t, fd);
 	h = !f ? -EBADF :
 	    f->kind == LX_FD_HOST ? f->host :
 	    !follow		  ? ua__lx_dev_host_fd(f) :
@@ -457,9 +521,9 @@ void ua__lx_procfs_host_path(struct ua_task *t, char *path, bool follow)
  */
 void ua__lx_procfs_mark(const char *path, struct lx_file *f)
 {
-	long which = 0;
+	long which = 0, tid;
 
-	switch (own_entry(path, &which)) {
+	switch (own_entry(path, &which, &tid)) {
 	case PROC_DIR:
 		f->pdir = (uint8_t)which;
 		break;
@@ -480,12 +544,17 @@ void ua__lx_procfs_mark(const char *path, struct lx_file *f)
  */
 long ua__lx_procfs_open(struct ua_task *t, const char *path, int flags)
 {
-	long fd, err;
-	enum proc_entry e = own_entry(path, &fd);
+	long fd, err, tid;
+	enum proc_entry e = own_entry(path, &fd, &tid);
 	int memfd;
 
+	if (e == PROC_NONE)
+		return -ENOSYS;
+	/* The monitor's threads have entries in the host's task/ only. */
+	if (tid && !guest_tid(t, tid))
+		return -ENOENT;
 	/* A directory is the host's, listed in the guest's terms. */
-	if (e == PROC_NONE || e == PROC_DIR)
+	if (e == PROC_DIR)
 		return -ENOSYS;
 	if (e == PROC_EXE || e == PROC_FD)
 		return reopen(t, e, fd, flags);
@@ -506,7 +575,7 @@ long ua__lx_procfs_open(struct ua_task *t, const char *path, int flags)
 	memfd = memfd_create("uaccess-proc", MFD_CLOEXEC);
 	if (memfd < 0)
 		return -errno;
-	err = fill(t, memfd, e, fd);
+	err = fill(t, memfd, e, fd, tid);
 	if (!err)
 		err = read_only(memfd);
 	close(memfd);

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <cpuid.h>
 #include <dirent.h>
 #include <stdint.h>
@@ -805,6 +806,99 @@ static void test_mem(void)
 	close(fd);
 }
 
+static int task_pipe[2], task_ready[2];
+static long task_tid;
+
+/* A second thread with a mask of its own, until the main one is done. */
+static void *task_thread(void *arg)
+{
+	sigset_t set;
+	char c = 0;
+
+	(void)arg;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	task_tid = (long)syscall(SYS_gettid);
+	if (write(task_ready[1], &c, 1) != 1 || read(task_pipe[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+/* The line of path that starts with key, or <error>. */
+static const char *line_of(const char *path, const char *key)
+{
+	static char out[256];
+	size_t len;
+	char *all = slurp(path, &len), *l;
+
+	snprintf(out, sizeof(out), "<%s>", strerror(errno));
+	for (l = all ? strtok(all, "\n") : NULL; l; l = strtok(NULL, "\n"))
+		if (!strncmp(l, key, strlen(key)))
+			snprintf(out, sizeof(out), "%s", l);
+	free(all);
+	return out;
+}
+
+/*
+ * /proc/self/task/<tid>/: each thread's own status and stat (its mask),
+ * the process's cmdline, exe and fd/, its memory through mem; an id
+ * that is no thread of the program's has no entry.
+ */
+static void test_task(const char *argv0)
+{
+	char path[96], self[96], c = 0, buf[8];
+	long me = (long)syscall(SYS_gettid), pg = sysconf(_SC_PAGESIZE);
+	pthread_t th;
+	char *hole;
+	size_t a, b;
+	char *x, *y;
+	int fd;
+
+	if (pipe(task_pipe) || pipe(task_ready) ||
+	    pthread_create(&th, NULL, task_thread, NULL) ||
+	    read(task_ready[0], &c, 1) != 1)
+		return;
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", task_tid);
+	printf("task other %s\n", line_of(path, "SigBlk:"));
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/status", me);
+	printf("task mine %s\n", line_of(path, "SigBlk:"));
+	printf("thread-self %s\n", line_of("/proc/thread-self/status",
+					   "SigBlk:"));
+	snprintf(path, sizeof(path), "/proc/%d/task/%ld/status", getpid(),
+		 task_tid);
+	printf("task by pid: %s\n", line_of(path, "Threads:"));
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/cmdline", task_tid);
+	x = slurp(path, &a);
+	y = slurp("/proc/self/cmdline", &b);
+	printf("task cmdline same: %d\n", x && y && a == b && !memcmp(x, y, a));
+	free(x);
+	free(y);
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/exe", task_tid);
+	snprintf(self, sizeof(self), "%s", link_of("/proc/self/exe"));
+	printf("task exe same: %d\n", !strcmp(link_of(path), self));
+	fd = open(argv0, O_RDONLY);
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/fd/%d", task_tid, fd);
+	printf("task fd same: %d\n", !strcmp(link_of(path), self));
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/mem", task_tid);
+	fd = open(path, O_RDONLY);
+	printf("task mem: %s ", res(pread(fd, buf, 4, (off_t)mem_data)));
+	printf("'%.4s'\n", buf);
+	hole = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	munmap(hole + pg, pg);
+	printf("task mem in a hole: %s\n",
+	       res(pread(fd, buf, 4, (off_t)(hole + pg))));
+	munmap(hole, pg);
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/status", 0x3ffffff0);
+	printf("task none: %s\n", res(open(path, O_RDONLY)));
+	if (write(task_pipe[1], &c, 1) == 1)
+		pthread_join(th, NULL);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -821,6 +915,7 @@ int main(int argc, char **argv, char **envp)
 	test_status(argv, envp);
 	test_fd_names();
 	test_mem();
+	test_task(argv[0]);
 	printf("done\n");
 	return 0;
 }
