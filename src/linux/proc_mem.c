@@ -19,9 +19,9 @@
  * call, with EIO if it is the first; a caller's buffer that faults is
  * EFAULT whatever went before, and the file position then stays
  * (ksys_read() writes it back only on success).  Positions are
- * addresses, unsigned (FMODE_UNSIGNED_OFFSET).  sendfile, splice and mmap of the file need
- * nothing here: the host's file has no splice or mmap method either,
- * and refuses them as the guest's would.
+ * addresses, unsigned (FMODE_UNSIGNED_OFFSET).  sendfile, splice and
+ * mmap of the file need nothing here: the host's file has no splice or
+ * mmap method either, and refuses them as the guest's would.
  */
 #include <errno.h>
 #include <unistd.h>
