@@ -172,6 +172,8 @@ struct lx_proc {
 	unsigned long signals_gone;
 	/* The mm's arg and env strings and saved_auxv, for /proc (procfs.c). */
 	uintptr_t arg_start, arg_end, env_start, env_end;
+	/* The mm's code and data bounds and initial stack, for stat. */
+	uintptr_t start_code, end_code, start_data, end_data, start_stack;
 	uint64_t auxv[LX_AUXV_WORDS];
 	size_t auxv_words;        /* the AT_NULL pair included */
 	/* Ranges made from files or shared, sorted (vma_names.c). */
@@ -256,6 +258,7 @@ UA_HIDDEN long ua__lx_put_stat(struct ua_task *t, int fd, long tid);
 /* proc_maps.c: the guest's /proc/<pid>/maps, written to fd. */
 UA_HIDDEN long ua__lx_put_maps(struct ua_task *t, int fd);
 UA_HIDDEN void ua__lx_procfs_mark(const char *path, struct lx_file *f);
+UA_HIDDEN size_t ua__lx_vm_size(struct ua_task *t);
 UA_HIDDEN size_t ua__lx_mem_span(struct ua_task *t, uintptr_t addr,
 				 size_t len);
 UA_HIDDEN long ua__lx_mem_rw(struct ua_task *t, struct lx_file *f,

@@ -490,6 +490,7 @@ static int build_stack(struct ua_task *t, struct elf_image *im,
 	t->regs.rip = in ? in->eh.e_entry + in->bias :
 			   im->eh.e_entry + im->bias;
 	t->regs.rsp = b.sp;
+	lx_proc(t)->start_stack = b.sp; /* where argc is: bprm->p */
 	t->regs.eflags = 0x202;
 	t->regs.orig_rax = (uint64_t)-1;
 	return err;
@@ -549,6 +550,36 @@ static void code_segments(struct ua_task *t, const struct elf_image *im)
 					ph->p_offset, ph->p_filesz,
 					ph->p_vaddr + im->bias);
 	}
+}
+
+/*
+ * The program's code and data bounds as load_elf_binary() keeps them
+ * for /proc/<pid>/stat: the lowest start and highest file end of the
+ * executable segments, the highest start and file end of any.
+ */
+static void record_bounds(struct lx_proc *p, const struct elf_image *im)
+{
+	uintptr_t sc = UINTPTR_MAX, ec = 0, sd = 0, ed = 0;
+
+	for (size_t i = 0; i < im->eh.e_phnum; i++) {
+		const Elf64_Phdr *ph = &im->ph[i];
+		uintptr_t k = ph->p_vaddr, e = ph->p_vaddr + ph->p_filesz;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if ((ph->p_flags & PF_X) && k < sc)
+			sc = k;
+		if ((ph->p_flags & PF_X) && e > ec)
+			ec = e;
+		if (k > sd)
+			sd = k;
+		if (e > ed)
+			ed = e;
+	}
+	p->start_code = sc == UINTPTR_MAX ? 0 : sc + im->bias;
+	p->end_code = ec + im->bias;
+	p->start_data = sd + im->bias;
+	p->end_data = ed + im->bias;
 }
 
 /* Never runs: the registers are set to the program's entry instead. */
@@ -709,6 +740,7 @@ struct ua_task *ua__lx_exec(struct ua_space *sp, const char *path,
 	t->tb.guest_fs = 0;
 	ua__patch_set_area(t, area, UA_PATCH_AREA_SIZE);
 	code_segments(t, &im);
+	record_bounds(lx_proc(t), &im);
 	if (dyn)
 		code_segments(t, &in);
 	err = build_stack(t, &im, dyn ? &in : NULL, execfn, argv, envp);

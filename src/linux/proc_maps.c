@@ -184,6 +184,23 @@ long ua__lx_put_maps(struct ua_task *t, int fd)
 }
 
 /*
+ * ua__lx_vm_size(): the bytes of the program's mappings, those its maps
+ * shows (task_vsize(): the mm's total_vm).
+ */
+size_t ua__lx_vm_size(struct ua_task *t)
+{
+	struct lx_proc *p = lx_proc(t);
+	struct ua_mapping *maps;
+	size_t n = ua__space_maps_copy(t->sp, &maps), sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!hidden(t, p, &maps[i]))
+			sum += maps[i].end - maps[i].start;
+	free(maps);
+	return sum;
+}
+
+/*
  * ua__lx_mem_span(): how many of the len bytes from addr lie in the
  * program's mappings, those its maps show, without a hole: as far as
  * the kernel's access_remote_vm() gets for /proc/<pid>/mem before it

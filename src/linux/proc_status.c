@@ -20,10 +20,12 @@
  *
  * /proc/<pid>/stat likewise (fs/proc/array.c do_task_stat()): the host's
  * line with its thread count (field 20), its four signal bitmaps (31 to
- * 34: the task's pending, blocked, ignored and caught signals below 32)
- * and its heap start and argument and environment bounds (47 to 51) the
- * guest's.  The code, data and stack addresses and the sizes stay the
- * host process's.
+ * 34: the task's pending, blocked, ignored and caught signals below 32),
+ * its size (23: the program's mappings), its code, stack and data
+ * bounds (26 to 28, 45, 46: the program's, as load_elf_binary() sets
+ * them) and its heap start and argument and environment bounds (47 to
+ * 51) the guest's.  The resident set and the times stay the host
+ * process's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -143,6 +145,18 @@ static bool own_field(struct ua_task *t, int k, uint64_t ign, uint64_t cgt,
 	case 20:
 		*v = guest_threads(p);
 		return true;
+	case 23:
+		*v = ua__lx_vm_size(t);
+		return true;
+	case 26:
+		*v = p->start_code;
+		return true;
+	case 27:
+		*v = p->end_code;
+		return true;
+	case 28:
+		*v = p->start_stack;
+		return true;
 	case 31:
 		*v = atomic_load(&s->own.pending) & STAT_SIGS;
 		return true;
@@ -154,6 +168,12 @@ static bool own_field(struct ua_task *t, int k, uint64_t ign, uint64_t cgt,
 		return true;
 	case 34:
 		*v = cgt & STAT_SIGS;
+		return true;
+	case 45:
+		*v = p->start_data;
+		return true;
+	case 46:
+		*v = p->end_data;
 		return true;
 	case 47:
 		*v = p->brk_start;

@@ -753,6 +753,39 @@ static void mem_outside(int fd)
 }
 
 /*
+ * stat's size is the maps' (but [vsyscall], which is no vma); its code
+ * bounds hold the program's code, its data bounds its initialised data,
+ * its stack start is where argc was.  Read without allocating, so that
+ * nothing maps between the two reads.
+ */
+static void test_stat_bounds(char **argv)
+{
+	static char st[4096];
+	unsigned long s, e, sum = 0;
+
+	for (int i = 0; i < 2; i++) {
+		read_raw("/proc/self/stat", st, sizeof(st));
+		read_raw("/proc/self/maps", maps_self, sizeof(maps_self));
+	}
+	for (const char *l = maps_self; *l; l = strchr(l, '\n') + 1) {
+		const char *v = strstr(l, "[vsyscall]");
+		const char *nl = strchr(l, '\n');
+
+		if (sscanf(l, "%lx-%lx", &s, &e) == 2 && (!v || (nl && v > nl)))
+			sum += e - s;
+		if (!nl)
+			break;
+	}
+	printf("stat size is the maps' %d\n", stat_field(st, 23) == sum);
+	printf("stat code holds the code %d, data the data %d, stack starts "
+	       "at argc %d\n",
+	       within(stat_field(st, 26), (void *)test_stat_bounds,
+		      stat_field(st, 27)),
+	       within(stat_field(st, 45), mem_data, stat_field(st, 46)),
+	       stat_field(st, 28) == (uintptr_t)(argv - 1));
+}
+
+/*
  * /proc/self/mem: reads and writes at addresses, as far as the
  * mappings go; FOLL_FORCE reaches read-only and PROT_NONE pages (or
  * not, as the host's proc_mem.force_override says: the same both ways).
@@ -915,6 +948,7 @@ int main(int argc, char **argv, char **envp)
 	test_status(argv, envp);
 	test_fd_names();
 	test_mem();
+	test_stat_bounds(argv);
 	test_task(argv[0]);
 	printf("done\n");
 	return 0;
