@@ -48,6 +48,20 @@ static bool hidden(const struct ua_task *t, const struct lx_proc *p,
 	       m->end == guard + ua__pagesz;
 }
 
+/*
+ * The program's mappings, sorted, in *out (the caller frees it): the
+ * space's, less the monitor's own ranges.  Their number.
+ */
+static size_t program_maps(struct ua_task *t, struct ua_mapping **out)
+{
+	size_t n = ua__space_maps_copy(t->sp, out), k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!hidden(t, lx_proc(t), &(*out)[i]))
+			(*out)[k++] = (*out)[i];
+	return k;
+}
+
 static bool same_name(const struct vma *a, const struct vma *b)
 {
 	if (a->label != b->label)
@@ -141,7 +155,7 @@ long ua__lx_put_maps(struct ua_task *t, int fd)
 {
 	struct lx_proc *p = lx_proc(t);
 	struct ua_mapping *maps;
-	size_t n = ua__space_maps_copy(t->sp, &maps);
+	size_t n = program_maps(t, &maps);
 	struct vma cur = { 0 }, v;
 	bool have = false;
 	char *text = NULL;
@@ -154,8 +168,6 @@ long ua__lx_put_maps(struct ua_task *t, int fd)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (hidden(t, p, &maps[i]))
-			continue;
 		for (uintptr_t a = maps[i].start; a < maps[i].end;) {
 			a = piece(p, &maps[i], a, &v);
 			if (!v.name && !v.label && v.start <= p->arg_start &&
@@ -189,13 +201,11 @@ long ua__lx_put_maps(struct ua_task *t, int fd)
  */
 size_t ua__lx_vm_size(struct ua_task *t)
 {
-	struct lx_proc *p = lx_proc(t);
 	struct ua_mapping *maps;
-	size_t n = ua__space_maps_copy(t->sp, &maps), sum = 0;
+	size_t n = program_maps(t, &maps), sum = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (!hidden(t, p, &maps[i]))
-			sum += maps[i].end - maps[i].start;
+		sum += maps[i].end - maps[i].start;
 	free(maps);
 	return sum;
 }
@@ -209,14 +219,13 @@ size_t ua__lx_vm_size(struct ua_task *t)
  */
 size_t ua__lx_mem_span(struct ua_task *t, uintptr_t addr, size_t len)
 {
-	struct lx_proc *p = lx_proc(t);
 	struct ua_mapping *maps;
-	size_t n = ua__space_maps_copy(t->sp, &maps);
+	size_t n = program_maps(t, &maps);
 	uintptr_t at = addr;
 	uintptr_t end = len > UINTPTR_MAX - addr ? UINTPTR_MAX : addr + len;
 
 	for (size_t i = 0; i < n && at < end; i++) {
-		if (hidden(t, p, &maps[i]) || maps[i].end <= at)
+		if (maps[i].end <= at)
 			continue;
 		if (maps[i].start > at)
 			break;
