@@ -261,12 +261,6 @@ static inline UA_FAST long fast_getdents(struct ua_task *t, struct lx_proc *p,
 }
 
 /*
- * /dev/null's device number, 1:3, as the kernel's new_encode_dev() gives
- * it to stat: glibc's makedev() is an out-of-line call in some builds.
- */
-#define FAST_DEV_NULL ((dev_t)((1u << 8) | 3u))
-
-/*
  * What a host descriptor is: asked of the host once, kept in the file
  * (file_dup() copies it with the rest; a new file starts unknown).  The
  * callers have made sure no other thread can change f meanwhile.
@@ -279,12 +273,7 @@ static inline UA_FAST int fast_hkind(struct lx_file *f)
 		return f->hkind;
 	if (fast_host(SYS_fstat, f->host, (long)&st, 0, 0))
 		return LX_HK_OTHER;
-	if (S_ISREG(st.st_mode))
-		f->hkind = LX_HK_REG;
-	else if (S_ISCHR(st.st_mode) && st.st_rdev == FAST_DEV_NULL)
-		f->hkind = LX_HK_NULL;
-	else
-		f->hkind = LX_HK_OTHER;
+	f->hkind = (uint8_t)lx_hkind_of(&st);
 	return f->hkind;
 }
 

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/syscall.h>
 
@@ -40,7 +41,27 @@ enum lx_host_kind {
 	LX_HK_NULL,        /* the host's /dev/null */
 	LX_HK_OTHER,
 	LX_HK_MEM,         /* /proc/<pid>/mem: read and written by proc_mem.c */
+	LX_HK_PROC,        /* a file of procfs the full path has not told apart */
 };
+
+/* procfs's device number, or (dev_t)-1 when /proc is not mounted. */
+UA_HIDDEN extern dev_t ua__lx_procfs_dev;
+
+/*
+ * What fstat says a host descriptor is.  A regular file of procfs may be
+ * a mem file reached through a spelling procfs.c does not know (an
+ * openat() relative to /proc/self, "/proc//self/mem"): the fast path
+ * takes none, and the full path asks which it is (ua__lx_host_kind()).
+ */
+static inline int lx_hkind_of(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return st->st_dev == ua__lx_procfs_dev ? LX_HK_PROC : LX_HK_REG;
+	/* /dev/null's number, 1:3, as new_encode_dev() gives it to stat. */
+	if (S_ISCHR(st->st_mode) && st->st_rdev == (dev_t)((1u << 8) | 3u))
+		return LX_HK_NULL;
+	return LX_HK_OTHER;
+}
 
 struct lx_file {
 	enum lx_file_kind kind;
@@ -261,6 +282,8 @@ UA_HIDDEN void ua__lx_procfs_mark(const char *path, struct lx_file *f);
 UA_HIDDEN size_t ua__lx_vm_size(struct ua_task *t);
 UA_HIDDEN size_t ua__lx_mem_span(struct ua_task *t, uintptr_t addr,
 				 size_t len);
+UA_HIDDEN void ua__lx_procfs_dev_init(void);
+UA_HIDDEN int ua__lx_host_kind(struct lx_file *f);
 UA_HIDDEN long ua__lx_mem_rw(struct ua_task *t, struct lx_file *f,
 			     struct ua_iov_iter *it, const off_t *pos,
 			     bool write);

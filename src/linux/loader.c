@@ -509,6 +509,7 @@ struct lx_proc *ua__lx_proc_new(const char *execfn)
 		return NULL;
 	}
 	ua__lx_proc_threads_init(p);
+	ua__lx_procfs_dev_init();
 	ua__lx_files_init(p);
 	ua__lx_rlimits_init(p);
 	snprintf(p->execfn, sizeof(p->execfn), "%s", execfn);

@@ -24,9 +24,74 @@
  * mmap method either, and refuses them as the guest's would.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
+
+dev_t ua__lx_procfs_dev = (dev_t)-1;
+
+/* Called once, before any guest descriptor exists (ua__lx_proc_new()). */
+void ua__lx_procfs_dev_init(void)
+{
+	struct stat st;
+
+	if (ua__lx_procfs_dev == (dev_t)-1 && !stat("/proc/self", &st))
+		ua__lx_procfs_dev = st.st_dev;
+}
+
+/*
+ * Whether the procfs file h is the mem file of a thread of this process
+ * (whose memory is the monitor's too): its path is /proc/<id>/mem or
+ * /proc/<id>/task/<id>/mem, and the last id one of this process's
+ * threads.  Another process's mem reaches that process, not this one.
+ */
+static bool own_mem(int h)
+{
+	char link[64], path[48], *s;
+	long id;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", h);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = 0;
+	if (strncmp(link, "/proc/", 6))
+		return false;
+	id = strtol(link + 6, &s, 10);
+	if (!strncmp(s, "/task/", 6))
+		id = strtol(s + 6, &s, 10);
+	if (id <= 0 || strcmp(s, "/mem"))
+		return false;
+	snprintf(path, sizeof(path), "/proc/self/task/%ld", id);
+	return !access(path, F_OK);
+}
+
+/*
+ * ua__lx_host_kind(): what the host descriptor of f is, for the full
+ * path's calls (fast.c's fast_hkind() for its own): a procfs file is
+ * told apart here, once, so that every spelling of this process's mem
+ * is clipped to the program's mappings.
+ */
+int ua__lx_host_kind(struct lx_file *f)
+{
+	struct stat st;
+
+	if (f->kind != LX_FD_HOST)
+		return LX_HK_OTHER;
+	if (!f->hkind) {
+		if (fstat(f->host, &st))
+			return LX_HK_OTHER;
+		f->hkind = (uint8_t)lx_hkind_of(&st);
+	}
+	if (f->hkind == LX_HK_PROC)
+		f->hkind = own_mem(f->host) ? LX_HK_MEM : LX_HK_REG;
+	return f->hkind;
+}
 
 /* The file position of the host's mem file: an address, any 64 bits. */
 static uint64_t mem_pos(int h)

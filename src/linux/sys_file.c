@@ -161,7 +161,7 @@ static long do_read(struct ua_task *t, struct lx_file *f,
 		return -EBADF;
 	if (f->kind == LX_FD_NULL)
 		return 0;
-	if (f->hkind == LX_HK_MEM)
+	if (ua__lx_host_kind(f) == LX_HK_MEM)
 		return ua__lx_mem_rw(t, f, it, pos, false);
 	/* No llseek and no write of its own: FMODE_PREAD, FMODE_PWRITE. */
 	if (f->kind == LX_FD_HOST && f->sfd)
@@ -199,7 +199,7 @@ static long do_write(struct ua_task *t, struct lx_file *f,
 
 	if (f->kind == LX_FD_HOST && f->sfd)
 		return pos ? -ESPIPE : -EINVAL;
-	if (f->hkind == LX_HK_MEM)
+	if (ua__lx_host_kind(f) == LX_HK_MEM)
 		return ua__lx_mem_rw(t, f, it, pos, true);
 	if (f->kind == LX_FD_NULL || f->kind == LX_FD_ZERO) {
 		size_t n = ua_iov_iter_count(it);

@@ -736,7 +736,12 @@ static void mem_outside(int fd)
 	unsigned long s, e;
 	int readable = 0;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/maps",
+	/*
+	 * "//": a spelling that procfs under uarun leaves to the host, so
+	 * there the host's maps, the monitor's mappings among them;
+	 * natively the same file as /proc/self/maps.
+	 */
+	snprintf(path, sizeof(path), "/proc//self/task/%ld/maps",
 		 (long)syscall(SYS_gettid));
 	for (int i = 0; i < 2; i++) { /* the second pass allocates nothing */
 		read_raw("/proc/self/maps", maps_self, sizeof(maps_self));
@@ -837,6 +842,39 @@ static void test_mem(void)
 	munmap(ro, pg);
 	munmap(none, pg);
 	close(fd);
+}
+
+/*
+ * The mem file however it is spelt or reached: relative to a descriptor
+ * of /proc/self, with "//" or "/./", through the thread's directory.
+ */
+static void test_mem_spellings(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	int dir = open("/proc/self", O_RDONLY | O_DIRECTORY);
+	char *two = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char task[64], buf[8];
+	const char *names[] = { "openat mem", "//", "/./", "openat task" };
+	int fds[4];
+
+	munmap(two + pg, pg);
+	snprintf(task, sizeof(task), "task/%ld/mem", (long)syscall(SYS_gettid));
+	fds[0] = openat(dir, "mem", O_RDONLY);
+	fds[1] = open("/proc//self/mem", O_RDONLY);
+	fds[2] = open("/proc/./self/mem", O_RDONLY);
+	fds[3] = openat(dir, task, O_RDONLY);
+	for (int i = 0; i < 4; i++) {
+		printf("mem as %s: %s, ", names[i], res(fds[i]));
+		if (fds[i] < 0)
+			continue;
+		printf("hole %s, ",
+		       res(pread(fds[i], buf, 8, (off_t)(two + pg))));
+		mem_outside(fds[i]);
+		close(fds[i]);
+	}
+	munmap(two, pg);
+	close(dir);
 }
 
 static int task_pipe[2], task_ready[2];
@@ -948,6 +986,7 @@ int main(int argc, char **argv, char **envp)
 	test_status(argv, envp);
 	test_fd_names();
 	test_mem();
+	test_mem_spellings();
 	test_stat_bounds(argv);
 	test_task(argv[0]);
 	printf("done\n");
