@@ -3,6 +3,9 @@
  * The x86-64 length decoder (src/arch/x86_64/insn.c): encodings with
  * known lengths, the sweep's verdicts on syscall sites, and every
  * instruction of the C library and busybox against objdump's decoding.
+ * The search for PKRU and segment-base writes (priv_scan.c): known
+ * encodings at every offset, and every one objdump shows in the C
+ * library, the dynamic linker and busybox found.
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -16,6 +19,7 @@
 #include <criterion/criterion.h>
 
 #include "../../src/arch/x86_64/insn.h"
+#include "../../src/arch/x86_64/priv_scan.h"
 
 /* src/task/eh_frame.c, hidden in the library */
 long ua__eh_frame_starts(const uint8_t *eh, size_t len, uint64_t vaddr,
@@ -364,8 +368,8 @@ static void against_objdump(const char *path)
 	munmap(map, maplen);
 }
 
-/* The C library this test runs with. */
-static void libc_path(char *buf, size_t len)
+/* The library this test runs with whose file name has name in it. */
+static void lib_path(const char *name, char *buf, size_t len)
 {
 	FILE *m = fopen("/proc/self/maps", "r");
 	char line[1024];
@@ -375,14 +379,20 @@ static void libc_path(char *buf, size_t len)
 	while (fgets(line, sizeof(line), m)) {
 		char *p = strchr(line, '/');
 
-		if (p && strstr(p, "/libc.so")) {
+		if (p && strstr(p, name)) {
 			p[strcspn(p, "\n")] = 0;
 			snprintf(buf, len, "%s", p);
 			break;
 		}
 	}
 	fclose(m);
-	cr_assert_neq(buf[0], 0, "libc in /proc/self/maps");
+	cr_assert_neq(buf[0], 0, "%s in /proc/self/maps", name);
+}
+
+/* The C library this test runs with. */
+static void libc_path(char *buf, size_t len)
+{
+	lib_path("/libc.so", buf, len);
 }
 
 Test(insn, every_libc_instruction, .timeout = 120)
@@ -603,4 +613,205 @@ Test(insn, scans_near_sites_libc, .timeout = 120)
 
 	libc_path(path, sizeof(path));
 	scans_against_sweep(path);
+}
+
+struct priv_case {
+	const char *what;
+	uint8_t b[8];
+	int n;
+	int at; /* where the 0f is, or -1: nothing to find */
+	int kind;
+};
+
+static const struct priv_case priv_cases[] = {
+	{ "wrpkru", { 0x0f, 0x01, 0xef }, 3, 0, UA_PRIV_WRPKRU },
+	{ "rdpkru", { 0x0f, 0x01, 0xee }, 3, -1, 0 },
+	{ "xrstor (%rax)", { 0x0f, 0xae, 0x28 }, 3, 0, UA_PRIV_XRSTOR },
+	{ "xrstor 0x40(%rsp)", { 0x0f, 0xae, 0x6c, 0x24, 0x40 }, 5, 0,
+	  UA_PRIV_XRSTOR },
+	{ "xrstor64 (%rax)", { 0x48, 0x0f, 0xae, 0x28 }, 4, 1,
+	  UA_PRIV_XRSTOR },
+	{ "xrstor 0x100(%rbx)", { 0x0f, 0xae, 0xab, 0, 1, 0, 0 }, 7, 0,
+	  UA_PRIV_XRSTOR },
+	{ "xsave (%rax)", { 0x0f, 0xae, 0x20 }, 3, -1, 0 },
+	{ "fxrstor (%rax)", { 0x0f, 0xae, 0x08 }, 3, -1, 0 },
+	{ "lfence", { 0x0f, 0xae, 0xe8 }, 3, -1, 0 },
+	{ "mfence", { 0x0f, 0xae, 0xf0 }, 3, -1, 0 },
+	{ "sfence", { 0x0f, 0xae, 0xf8 }, 3, -1, 0 },
+	{ "xrstors (%rax)", { 0x0f, 0xc7, 0x18 }, 3, 0, UA_PRIV_XRSTORS },
+	{ "xrstors64 (%rdi)", { 0x48, 0x0f, 0xc7, 0x1f }, 4, 1,
+	  UA_PRIV_XRSTORS },
+	{ "cmpxchg8b (%rax)", { 0x0f, 0xc7, 0x08 }, 3, -1, 0 },
+	{ "rdrand %eax", { 0x0f, 0xc7, 0xf0 }, 3, -1, 0 },
+	{ "wrfsbase %rax", { 0xf3, 0x48, 0x0f, 0xae, 0xd0 }, 5, 2,
+	  UA_PRIV_WRFSBASE },
+	{ "wrfsbase %eax", { 0xf3, 0x0f, 0xae, 0xd0 }, 4, 1,
+	  UA_PRIV_WRFSBASE },
+	{ "wrgsbase %r8", { 0xf3, 0x49, 0x0f, 0xae, 0xd8 }, 5, 2,
+	  UA_PRIV_WRGSBASE },
+	{ "data16 wrgsbase", { 0xf3, 0x66, 0x0f, 0xae, 0xd8 }, 5, 2,
+	  UA_PRIV_WRGSBASE },
+	{ "rdfsbase %rax", { 0xf3, 0x48, 0x0f, 0xae, 0xc0 }, 5, -1, 0 },
+	{ "rdgsbase %rax", { 0xf3, 0x48, 0x0f, 0xae, 0xc8 }, 5, -1, 0 },
+	{ "0f ae d0 without f3 (#UD)", { 0x0f, 0xae, 0xd0 }, 3, -1, 0 },
+	{ "f3, nop, 0f ae d0", { 0xf3, 0x90, 0x0f, 0xae, 0xd0 }, 5, -1, 0 },
+	{ "wrpkru inside mov $imm32", { 0xb8, 0x0f, 0x01, 0xef, 0x00 }, 5,
+	  1, UA_PRIV_WRPKRU },
+	{ "xrstor cut short", { 0x0f, 0xae }, 2, -1, 0 },
+};
+
+/* Each case at every offset of 16 bytes of nops, and at their end. */
+Test(insn, priv_known_encodings)
+{
+	for (size_t c = 0; c < sizeof(priv_cases) / sizeof(priv_cases[0]);
+	     c++) {
+		const struct priv_case *k = &priv_cases[c];
+
+		for (int off = 0; off <= 16; off++) {
+			uint8_t buf[32];
+			size_t n = (size_t)off + (size_t)k->n, got;
+			int kind = -1;
+
+			memset(buf, 0x90, sizeof(buf));
+			memcpy(buf + off, k->b, (size_t)k->n);
+			/* Cut short cases are cut at the end of the range. */
+			if (k->at >= 0)
+				n += 4;
+			got = ua__priv_scan(buf, n, &kind);
+			if (k->at < 0) {
+				cr_assert_eq(got, n, "%s at %d: found at %zu",
+					     k->what, off, got);
+				cr_assert_eq(kind, UA_PRIV_NONE, "%s", k->what);
+				continue;
+			}
+			cr_assert_eq(got, (size_t)(off + k->at),
+				     "%s at %d: %zu", k->what, off, got);
+			cr_assert_eq(kind, k->kind, "%s: %s", k->what,
+				     ua__priv_name(kind));
+		}
+	}
+	cr_assert_str_eq(ua__priv_name(UA_PRIV_WRPKRU), "wrpkru");
+	cr_assert_str_eq(ua__priv_name(99), "?");
+}
+
+/* Only bytes before the 0f, inside the range, can be its F3 prefix. */
+Test(insn, priv_prefix_outside_the_range)
+{
+	const uint8_t b[] = { 0xf3, 0x48, 0x0f, 0xae, 0xd0 };
+	int kind;
+
+	cr_assert_eq(ua__priv_scan(b + 1, 4, &kind), 4);
+	cr_assert_eq(ua__priv_scan(b, 5, &kind), 2);
+	cr_assert_eq(kind, UA_PRIV_WRFSBASE);
+	cr_assert_eq(ua__priv_scan(b, 0, &kind), 0);
+}
+
+static int priv_kind_of(const char *mnemonic)
+{
+	static const struct {
+		const char *name;
+		int kind;
+	} names[] = {
+		{ "wrpkru", UA_PRIV_WRPKRU },	  { "xrstor", UA_PRIV_XRSTOR },
+		{ "xrstor64", UA_PRIV_XRSTOR },	  { "xrstors", UA_PRIV_XRSTORS },
+		{ "xrstors64", UA_PRIV_XRSTORS }, { "wrfsbase", UA_PRIV_WRFSBASE },
+		{ "wrgsbase", UA_PRIV_WRGSBASE },
+	};
+	size_t len = strcspn(mnemonic, " \n");
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i].name) == len &&
+		    !strncmp(mnemonic, names[i].name, len))
+			return names[i].kind;
+	return UA_PRIV_NONE;
+}
+
+/*
+ * Every PKRU or base write objdump shows in the .text of path is found,
+ * as what objdump calls it, inside the instruction's bytes; the scan's
+ * other finds (bytes inside other instructions) are counted in the log.
+ * Returns how many objdump showed.
+ */
+static size_t priv_against_objdump(const char *path)
+{
+	char cmd[512], line[512];
+	size_t size, maplen, shown = 0, hits = 0, at = 0;
+	uint64_t addr;
+	void *map;
+	const uint8_t *text = text_of(path, &size, &addr, &map, &maplen);
+	uint64_t *found;
+	int *kinds;
+	FILE *f;
+
+	cr_assert_not_null(text, "%s has a .text", path);
+	found = calloc(size / 3 + 1, sizeof(*found));
+	kinds = calloc(size / 3 + 1, sizeof(*kinds));
+	cr_assert(found && kinds);
+	for (;;) {
+		int kind;
+		size_t i = ua__priv_scan(text + at, size - at, &kind) + at;
+
+		if (i >= size)
+			break;
+		found[hits] = addr + i;
+		kinds[hits++] = kind;
+		at = i + 1;
+	}
+	snprintf(cmd, sizeof(cmd), "objdump -d -j .text --insn-width=16 '%s'",
+		 path);
+	f = popen(cmd, "r");
+	cr_assert_not_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long ia;
+		char *p, *tab;
+		int n = 0, kind;
+		size_t h;
+
+		if (sscanf(line, " %llx:\t", &ia) != 1 || !strchr(line, '\t'))
+			continue;
+		p = strchr(line, '\t') + 1;
+		tab = strchr(p, '\t');
+		if (!tab || !(kind = priv_kind_of(tab + 1)))
+			continue;
+		for (; p < tab && p[0] != ' '; p += 3)
+			n++;
+		shown++;
+		for (h = 0; h < hits; h++)
+			if (found[h] >= ia && found[h] < ia + (unsigned)n)
+				break;
+		cr_assert_lt(h, hits, "%s %llx: %s not found", path, ia, line);
+		cr_assert_eq(kinds[h], kind, "%s %llx: %s, objdump: %s", path,
+			     ia, ua__priv_name(kinds[h]), line);
+	}
+	pclose(f);
+	cr_log_info("%s: objdump shows %zu, the scan finds %zu", path, shown,
+		    hits);
+	free(found);
+	free(kinds);
+	munmap(map, maplen);
+	return shown;
+}
+
+Test(insn, priv_scan_libc, .timeout = 120)
+{
+	char path[1024];
+
+	libc_path(path, sizeof(path));
+	priv_against_objdump(path);
+}
+
+/* glibc's lazy binding saves and restores with XSAVE and XRSTOR. */
+Test(insn, priv_scan_dynamic_linker, .timeout = 120)
+{
+	char path[1024];
+
+	lib_path("/ld-linux-x86-64.so", path, sizeof(path));
+	priv_against_objdump(path);
+}
+
+Test(insn, priv_scan_busybox, .timeout = 120)
+{
+	if (access("/bin/busybox", R_OK))
+		cr_skip_test("no /bin/busybox (busybox-static not installed)");
+	priv_against_objdump("/bin/busybox");
 }
