@@ -44,7 +44,8 @@ _Static_assert(sizeof(struct ua_pt_regs) == 168, "entry.S");
 
 UA_TLS struct ua_task *ua__cur_task;
 UA_TLS struct ua_task *ua__guest_task;
-static atomic_int next_tid = 1000;
+/* Task ids: from 1000, as 0 and the monitor's pid stand for the caller. */
+atomic_int ua__next_tid = 1000;
 const struct ua_task_hooks *ua__task_hooks;
 
 void ua__task_set_hooks(const struct ua_task_hooks *h)
@@ -143,7 +144,15 @@ static int task_register(struct ua_task *t)
 {
 	int err;
 
-	t->tid = atomic_fetch_add(&next_tid, 1);
+	/*
+	 * The signal calls take the monitor's pid to name the caller
+	 * (names_self() in src/signal/syscalls.c), so a task whose id were
+	 * the host's pid (pids wrap and come back to the thousands) could
+	 * not be signalled by the others: skip it.
+	 */
+	do
+		t->tid = atomic_fetch_add(&ua__next_tid, 1);
+	while (t->tid == getpid());
 	if (ua__task_hooks && ua__task_hooks->create &&
 	    (err = ua__task_hooks->create(t)))
 		return err;

@@ -344,6 +344,8 @@ UA_HIDDEN int ua__syscall_register(unsigned int nr, ua_syscall_fn fn,
 /* End the running task with a wait status; does not return. */
 UA_HIDDEN _Noreturn void ua__task_exit(struct ua_task *t, int wstatus);
 extern UA_HIDDEN const struct ua_task_hooks *ua__task_hooks;
+/* The id the next task takes (task.c); tests set it. */
+extern UA_HIDDEN atomic_int ua__next_tid;
 
 /* Is there exit work?  Inline: it runs on every syscall exit. */
 static inline bool ua__exit_work_pending(struct ua_task *t)

@@ -9,6 +9,7 @@
  */
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,9 @@
 #include <unistd.h>
 
 #include "tsig.h"
+
+/* src/task/task.c: the id the next task takes, hidden in the library. */
+extern atomic_int ua__next_tid;
 
 TestSuite(sig_sem, .init = t_skip_if_unavailable, .timeout = 60);
 
@@ -254,6 +258,7 @@ Test(sig_sem, monitor_send_bad_arguments)
 /* ---- sending to other tasks ---- */
 
 static struct ua_task *peer;
+static pid_t peer_tid;
 static int peer_ready;
 
 static struct {
@@ -330,7 +335,7 @@ static void body_send(struct t_run *r)
 	q.ret[7] = ua_sys_rt_sigqueueinfo(other, 40, &info);
 }
 
-Test(sig_sem, kill_and_sigqueue_between_tasks)
+static void send_between_tasks(void)
 {
 	struct ua_space *sp = ua_space_create((size_t)4 << 20, NULL);
 	pthread_t th;
@@ -339,6 +344,7 @@ Test(sig_sem, kill_and_sigqueue_between_tasks)
 	cr_assert_not_null(sp);
 	peer = ua_task_create(sp, peer_main, NULL, NULL);
 	cr_assert_not_null(peer);
+	peer_tid = ua_task_tid(peer);
 	peer_ready = 0;
 	memset(&q, 0, sizeof(q));
 	memset(&peer_got, 0, sizeof(peer_got));
@@ -367,6 +373,23 @@ Test(sig_sem, kill_and_sigqueue_between_tasks)
 	cr_expect_eq(ua_task_kill(peer, 0), -ESRCH);
 	ua_task_destroy(peer);
 	ua_space_destroy(sp);
+}
+
+Test(sig_sem, kill_and_sigqueue_between_tasks)
+{
+	send_between_tasks();
+}
+
+/*
+ * The monitor's pid names the caller: a task must never take it as its
+ * id, or the others could not signal it (host pids wrap round to the
+ * thousands the ids start at).
+ */
+Test(sig_sem, task_ids_skip_the_monitor_pid)
+{
+	atomic_store(&ua__next_tid, getpid());
+	send_between_tasks();
+	cr_expect_neq(peer_tid, getpid());
 }
 
 /* A signal pending before the task starts is delivered as it starts. */
