@@ -52,8 +52,9 @@ UA_HIDDEN extern dev_t ua__lx_procfs_dev;
  * a mem file reached through a spelling procfs.c does not know (an
  * openat() relative to /proc/self, "/proc//self/mem"): the fast path
  * takes none, and the full path asks which it is (ua__lx_host_kind()).
+ * Inlined whole (UA_FAST_INLINE): the fast path's copy makes no call.
  */
-static inline int lx_hkind_of(const struct stat *st)
+UA_FAST_INLINE int lx_hkind_of(const struct stat *st)
 {
 	if (S_ISREG(st->st_mode))
 		return st->st_dev == ua__lx_procfs_dev ? LX_HK_PROC : LX_HK_REG;
