@@ -475,8 +475,13 @@ void ua__lx_threads_after_fork(struct ua_task *t)
 	ua__lx_futex_after_fork();
 	/* copy_process(): a child starts with no robust list. */
 	th->robust_list = 0;
-	if (!atomic_load(&p->nthreads))
-		return;
+	/*
+	 * Whether or not threads remain.  A thread whose guest thread has
+	 * ended (and its joiner gone on to fork) leaves the group and frees
+	 * its task under tlock: a fork then finds no thread in the group
+	 * and tlock held, which the child, left with the first thread's
+	 * exit (thread_exit()), would wait for at its end for good.
+	 */
 	/* Its own record becomes the first thread's; its tid is the pid. */
 	if (t->lx_thread) {
 		p->first.clear_child_tid = th->clear_child_tid;
