@@ -158,6 +158,7 @@ struct lx_thread {
 	bool thread_exit;         /* exit(), not exit_group() */
 	uint64_t robust_list;     /* set_robust_list()'s head, or 0 */
 	char *iobuf;              /* LX_CHUNK bytes between host and guest */
+	bool joinable;            /* a host thread of ours, not yet on gone */
 };
 
 struct lx_proc {
@@ -190,6 +191,13 @@ struct lx_proc {
 	int group_status;
 	pthread_mutex_t big;
 	_Atomic pid_t big_owner;
+	/*
+	 * Host threads whose guest thread has ended, still to be joined
+	 * (ua__lx_reap()), under tlock.
+	 */
+	pthread_t *gone;
+	_Atomic size_t ngone;
+	size_t gone_cap;
 	/* Handlers run by threads that have ended, for --stats. */
 	unsigned long signals_gone;
 	/* The mm's arg and env strings and saved_auxv, for /proc (procfs.c). */
@@ -340,6 +348,7 @@ UA_HIDDEN int ua__lx_fd_install(struct lx_proc *p, int min,
 UA_HIDDEN void ua__lx_thread_init(void);
 UA_HIDDEN void ua__lx_proc_threads_init(struct lx_proc *p);
 UA_HIDDEN void ua__lx_proc_threads_free(struct lx_proc *p);
+UA_HIDDEN void ua__lx_reap(struct lx_proc *p);
 /* The first thread's task goes while others remain: true, p is theirs. */
 UA_HIDDEN bool ua__lx_proc_orphan(struct lx_proc *p, struct ua_task *t);
 UA_HIDDEN long ua__lx_clone_thread(struct ua_task *t, struct ua_pt_regs *r,

@@ -80,6 +80,8 @@ static long do_fork(struct ua_task *t, struct ua_pt_regs *r,
 	pid_t pid;
 	char c;
 
+	/* Ended threads' host threads gone first (ua__lx_reap()). */
+	ua__lx_reap(lx_proc(t));
 	if (vfork && pipe2(pfd, O_CLOEXEC))
 		return -EAGAIN;
 	lx_proc(t)->trace_pids = true;

@@ -58,12 +58,74 @@ void ua__lx_proc_threads_init(struct lx_proc *p)
 	p->leader = NULL;
 	p->group_exiting = false;
 	p->group_status = 0;
+	p->gone = NULL;
+	atomic_store(&p->ngone, 0);
+	p->gone_cap = 0;
 }
 
 void ua__lx_proc_threads_free(struct lx_proc *p)
 {
+	ua__lx_reap(p);
 	free(p->threads);
 	p->threads = NULL;
+}
+
+/*
+ * The calling host thread, whose guest thread is ending, to be joined
+ * by the next ua__lx_reap().  Under tlock.  Without room it is
+ * detached: nothing then waits for its end.
+ */
+static void gone_add_locked(struct lx_proc *p)
+{
+	size_t n = atomic_load(&p->ngone);
+
+	if (n == p->gone_cap) {
+		size_t cap = p->gone_cap ? 2 * p->gone_cap : 8;
+		pthread_t *g = realloc(p->gone, cap * sizeof(*g));
+
+		if (!g) {
+			pthread_detach(pthread_self());
+			return;
+		}
+		p->gone = g;
+		p->gone_cap = cap;
+	}
+	p->gone[n] = pthread_self();
+	atomic_store(&p->ngone, n + 1);
+}
+
+/*
+ * Join the host threads of the guest threads that have ended.  A guest
+ * thread's pthread_join() returns at its child-tid wake, while its host
+ * thread still leaves the group, frees its task and runs the C
+ * library's (and a sanitizer's) thread exit, under their locks: a fork
+ * at that moment gives the child those locks held, and it hangs on
+ * them.  So fork, clone and the process's end first wait for those
+ * host threads to be gone.  Their guest threads have ended: the wait is
+ * short and needs no lock the caller holds (fork and clone run outside
+ * the big lock, table.c).
+ */
+void ua__lx_reap(struct lx_proc *p)
+{
+	pthread_t *g;
+	size_t n;
+
+	if (!atomic_load(&p->ngone))
+		return;
+	pthread_mutex_lock(&p->tlock);
+	g = p->gone;
+	n = atomic_load(&p->ngone);
+	p->gone = NULL;
+	atomic_store(&p->ngone, 0);
+	p->gone_cap = 0;
+	pthread_mutex_unlock(&p->tlock);
+	for (size_t i = 0; i < n; i++) {
+		if (pthread_equal(g[i], pthread_self()))
+			pthread_detach(g[i]);
+		else
+			pthread_join(g[i], NULL);
+	}
+	free(g);
 }
 
 void ua__lx_big_lock(struct lx_proc *p)
@@ -251,8 +313,15 @@ static int thread_exit(struct ua_task *t, int wstatus)
 	/* exit_signals(): what it would have taken goes to another. */
 	if (th->thread_exit)
 		ua__lx_retarget(t, ~atomic_load(&sigstate(t)->blocked));
-	/* The others are told before the child-tid wake can let them on. */
+	/*
+	 * The others are told before the child-tid wake can let them on,
+	 * and this host thread is on gone before a joiner can fork.
+	 */
 	pthread_mutex_lock(&p->tlock);
+	if (th->joinable) {
+		th->joinable = false;
+		gone_add_locked(p);
+	}
 	if (!th->thread_exit && !p->group_exiting) {
 		p->group_exiting = true;
 		p->group_status = wstatus;
@@ -322,10 +391,14 @@ static void *thread_main(void *arg)
 	 */
 	if (abort_run)
 		ua_task_destroy(t);
+	else
+		lx_thr(t)->joinable = true;
 	/* The creator's st is gone after this. */
 	sem_post(&st->ready);
-	if (abort_run)
+	if (abort_run) {
+		pthread_detach(pthread_self());
 		return NULL;
+	}
 	status = ua_task_run(t);
 	if (status < 0)
 		ua__write_str(2, "uaccess: a guest thread could not run\n");
@@ -333,6 +406,9 @@ static void *thread_main(void *arg)
 	 * be waiting to end the process, and its space, as soon as it sees
 	 * the group smaller. */
 	pthread_mutex_lock(&p->tlock);
+	/* A run that ended without thread_exit() (it could not start). */
+	if (lx_thr(t)->joinable)
+		gone_add_locked(p);
 	group_del_locked(p, t);
 	p->signals_gone += ua_task_signals_delivered(t);
 	ua_task_destroy(t);
@@ -367,7 +443,6 @@ static struct ua_task *new_thread(struct ua_task *t, struct start *st)
 {
 	struct lx_thread *th = calloc(1, sizeof(*th));
 	struct ua_task *c = NULL;
-	pthread_attr_t attr;
 	pthread_t pt;
 
 	if (!th)
@@ -387,14 +462,11 @@ static struct ua_task *new_thread(struct ua_task *t, struct start *st)
 	ua__sig_clone(t, c);
 	st->t = c;
 	pthread_sigmask(SIG_BLOCK, NULL, &st->mask);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&pt, &attr, thread_main, st)) {
-		pthread_attr_destroy(&attr);
+	/* Joinable: ua__lx_reap() waits for its end (gone_add_locked()). */
+	if (pthread_create(&pt, NULL, thread_main, st)) {
 		ua_task_destroy(c);
 		return NULL;
 	}
-	pthread_attr_destroy(&attr);
 	while (sem_wait(&st->ready) && errno == EINTR)
 		;
 	return c;
@@ -413,6 +485,7 @@ long ua__lx_clone_thread(struct ua_task *t, struct ua_pt_regs *r,
 	err = check_flags(flags);
 	if (err)
 		return err;
+	ua__lx_reap(p);
 	pthread_mutex_lock(&p->tlock);
 	/* The first clone makes the caller the group's first thread. */
 	if (!p->nthreads) {
@@ -495,6 +568,8 @@ void ua__lx_threads_after_fork(struct ua_task *t)
 	}
 	p->first.tid = 0;
 	free(p->threads);
+	/* The parent's host threads: none of them is in this process. */
+	free(p->gone);
 	ua__lx_proc_threads_init(p);
 	t->lx_exit = NULL;
 	t->lx_sig_group = NULL;

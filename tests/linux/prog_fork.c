@@ -242,6 +242,52 @@ static void test_threaded_fork(void)
 	       hung, bad);
 }
 
+static void *ends_at_once(void *arg)
+{
+	return arg;
+}
+
+/*
+ * Forks right after a join: the joined thread's guest side has ended,
+ * while what the monitor does for it after (leaving the group, freeing
+ * its task, the C library's thread exit) may still hold locks that a
+ * child would inherit held.  The child allocates, as a child does.
+ */
+static void test_join_then_fork(void)
+{
+	int hung = 0, bad = 0, st;
+	sigset_t chld, old;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &chld, &old);
+	for (int i = 0; i < 100; i++) {
+		pthread_t th;
+		pid_t pid;
+
+		if (pthread_create(&th, NULL, ends_at_once, NULL) ||
+		    pthread_join(th, NULL)) {
+			bad++;
+			continue;
+		}
+		pid = fork();
+		if (!pid) {
+			free(malloc(64));
+			_exit(7);
+		}
+		if (pid < 0)
+			bad++;
+		else if (!reap_soon(pid, &st))
+			hung++;
+		else if (!WIFEXITED(st) || WEXITSTATUS(st) != 7)
+			bad++;
+	}
+	sigtimedwait(&chld, NULL, &(struct timespec){ 0, 0 });
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	printf("join then fork: 100 children, hung %d, wrong %d\n", hung,
+	       bad);
+}
+
 /* The SIGCHLD of the reaping tests: which si_codes came, and the last. */
 static volatile sig_atomic_t seen_codes, seen_status;
 
@@ -772,6 +818,7 @@ int main(int argc, char **argv)
 	test_shared();
 	test_groups();
 	test_threaded_fork();
+	test_join_then_fork();
 	printf("SIGCHLD seen: %d, last CLD_EXITED %d, status %d\n", chld > 0,
 	       chld_code == CLD_EXITED, chld_status);
 	return 0;
