@@ -47,10 +47,10 @@
  * threads' cores serialised (membarrier's PRIVATE_EXPEDITED_SYNC_CORE:
  * the IPI the kernel sends), the rest of the jump, serialised again, its
  * first byte, serialised again.  A thread that meets the int3 meanwhile
- * takes a SIGTRAP at the site's start + 1; the monitor sends it back to
- * the start (ua__patch_fault()), where it finds the instruction or the
- * jump.  Where the host has no SYNC_CORE membarrier, sites are patched
- * only while the space has one task.
+ * takes a SIGTRAP at the site's start + 1; the monitor sends it on to
+ * the slot (ua__patch_fault()), as if it had found the jump.  Where the
+ * host has no SYNC_CORE membarrier, sites are patched only while the
+ * space has one task.
  *
  * Guest state can stop inside a slot (a fault, a single step, an
  * asynchronous signal); it is then made what it would be at the site:
@@ -1102,19 +1102,19 @@ static const struct patch_slot *hop_at(const struct ua_task *t, uint64_t addr)
 	return NULL;
 }
 
-/* Is addr the first byte of a site that has a slot? */
-static bool site_start(const struct ua_task *t, uint64_t addr)
+/* The slot of the site whose first byte is addr, or 0. */
+static uint64_t site_slot(const struct ua_task *t, uint64_t addr)
 {
 	const struct ua__patch *p = t->patch;
 	size_t n;
 
 	if (!p)
-		return false;
+		return 0;
 	n = __atomic_load_n(&p->used, __ATOMIC_ACQUIRE);
 	for (size_t i = 0; i < n; i++)
 		if (p->slots[i].sys - p->slots[i].len == addr)
-			return true;
-	return false;
+			return p->area + i * SLOT_SIZE;
+	return 0;
 }
 
 /*
@@ -1150,11 +1150,19 @@ void ua__patch_fault(struct ua_task *t, siginfo_t *info)
 	const struct patch_slot *s;
 	unsigned int off = 0;
 	bool step = info->si_signo == SIGTRAP && t->fault_trapno == 1;
+	uint64_t slot;
 
-	/* The int3 of a jump being written (code_poke()): try again. */
+	/*
+	 * The int3 of a jump being written (code_poke()): the jump is
+	 * taken, as the kernel's poke_int3_handler() emulates the
+	 * instruction it writes.  The slot, written before the int3, runs
+	 * the site's instruction and syscall.  Sent back to the site
+	 * instead, a core still executing the int3 it fetched (QEMU's TCG
+	 * did, under the rewrite trap) would come back here for good.
+	 */
 	if (info->si_signo == SIGTRAP && t->fault_trapno == 3 &&
-	    site_start(t, r->rip - 1)) {
-		r->rip--;
+	    (slot = site_slot(t, r->rip - 1))) {
+		r->rip = slot;
 		ua__return_to_guest(t);
 	}
 	/* In a hole, between a short site's jump and its slot: the same. */

@@ -363,7 +363,7 @@ struct ua__rw_site *ua__rw_site_get(struct ua_task *t, uint64_t addr,
  * The call written over a syscall other threads may be running, as
  * trap_patch.c's code_poke() writes its jump: int3 over the first byte,
  * serialise, the second, serialise, the first, serialise; a thread that
- * meets the int3 is sent back to the site (ua__rewrite_int3()).  On a
+ * meets the int3 makes the site's syscall (ua__rewrite_int3()).  On a
  * failure the syscall is put back the same way round.
  */
 static bool poke_call(uint8_t *at)
@@ -441,14 +441,20 @@ void ua__rewrite_site(struct ua_task *t, const struct ua_pt_regs *r)
 
 /*
  * A SIGTRAP of an int3 just before guest RIP where poke_call() is
- * writing, or wrote, a call: the guest goes back to the site.
+ * writing, or wrote, a call: the guest was about to make the site's
+ * syscall, and RIP becomes the address after the site, as the syscall
+ * or the call leaves it.  The kernel's poke_int3_handler() likewise
+ * emulates the instruction being written rather than sending the CPU
+ * back to it: a core that kept executing the int3 it had fetched (QEMU's
+ * TCG did, with the call already in memory: two threads went back to
+ * the site for good) must not be able to loop.
  */
 bool ua__rewrite_int3(struct ua_task *t, const siginfo_t *info)
 {
 	if (info->si_signo != SIGTRAP || t->fault_trapno != 3 ||
 	    !ua__fast_rw_site(t, t->regs.rip - 1))
 		return false;
-	t->regs.rip--;
+	t->regs.rip++;
 	return true;
 }
 

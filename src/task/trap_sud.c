@@ -263,9 +263,8 @@ void ua__rewrite_fault(struct ua_task *t, siginfo_t *info)
 	}
 	if (t->tb.mode != UA_TRAP_REWRITE)
 		return;
-	if (ua__rewrite_int3(t, info))
-		ua__return_to_guest(t);
-	if (!ua__rewrite_fixup(t, &t->regs, info->si_signo == SIGSEGV))
+	if (!ua__rewrite_int3(t, info) &&
+	    !ua__rewrite_fixup(t, &t->regs, info->si_signo == SIGSEGV))
 		return;
 	ua__rewrite_regs(&t->regs);
 	ua__trap_dispatch(t, true);

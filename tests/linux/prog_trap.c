@@ -16,6 +16,11 @@
  *            syscall, which the patch path reaches through padding after
  *            the function's `ret` (a `jmp rel8` to a `jmp rel32`)
  *   shortstep  single-stepping such a site: the same traps
+ *   int3     an int3 over the first byte a trap path wrote at a site, as
+ *            a thread meets it while another thread writes the site
+ *            (the cross-modifying-code protocol): the site's syscall
+ *            all the same.  Natively and under sud nothing was written
+ *            and nothing is.
  *
  * The output is the same natively and under every trap path, but for
  * redzone under rewrite.
@@ -117,6 +122,51 @@ asm(".text\n"
     ".byte 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n"
     ".size short_call, . - short_call\n");
 long short_call(long nr);
+
+/* mov $39, %eax; syscall; ret; and padding. */
+asm(".text\n"
+    ".globl int3_call\n"
+    ".type int3_call, @function\n"
+    "int3_call:\n\t"
+    ".byte 0xb8, 0x27, 0x00, 0x00, 0x00, 0x0f, 0x05, 0xc3\n\t"
+    ".byte 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00\n"
+    ".size int3_call, . - int3_call\n");
+long int3_call(void);
+
+/*
+ * The first call traps (and the site is rewritten or patched); an int3
+ * then goes over the first byte that was written, `ff` of the rewrite's
+ * `call *%rax` or the patch's `jmp`, which is what a thread finds while
+ * another is still writing: the second call must still be getpid.  The
+ * page is made writable for the store only.
+ */
+static void int3_site(void)
+{
+	unsigned char *f = (unsigned char *)(uintptr_t)int3_call, *at = NULL;
+	uintptr_t page = (uintptr_t)f & ~(uintptr_t)4095;
+	long pid = syscall(SYS_getpid), first, second;
+
+	first = int3_call();
+	if (f[5] == 0xff && f[6] == 0xd0)
+		at = f + 5;
+	else if (f[0] == 0xe9 || f[0] == 0xeb)
+		at = f;
+	if (at) {
+		size_t len = (uintptr_t)at + 1 - page;
+
+		if (mprotect((void *)page, len, PROT_READ | PROT_WRITE |
+						    PROT_EXEC)) {
+			perror("mprotect");
+			return;
+		}
+		*at = 0xcc;
+		mprotect((void *)page, len, PROT_READ | PROT_EXEC);
+	}
+	second = int3_call();
+	printf("int3 over a site being written: first %s, second %s\n",
+	       first == pid ? "getpid" : "wrong",
+	       second == pid ? "getpid" : "wrong");
+}
 
 #define MAX_STEPS 16
 static volatile uint64_t steps[MAX_STEPS];
@@ -248,6 +298,8 @@ int main(int argc, char **argv)
 		short_site();
 	else if (argc > 1 && !strcmp(argv[1], "shortstep"))
 		short_step();
+	else if (argc > 1 && !strcmp(argv[1], "int3"))
+		int3_site();
 	else
 		return 2;
 	return 0;

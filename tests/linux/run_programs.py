@@ -217,6 +217,7 @@ def mode_programs(uarun, progs):
             fails += compare(uarun, bks, name + ' short', [p, 'short'])
             fails += compare(uarun, bks, name + ' shortstep',
                              [p, 'shortstep'])
+            fails += compare(uarun, bks, name + ' int3', [p, 'int3'])
             fails += patched_here(uarun, name, p)
     return fails
 
