@@ -321,6 +321,7 @@ UA_HIDDEN bool ua__pkey_clear_lean(void *to, size_t n, size_t *left);
 UA_HIDDEN void ua__protect_window_close(int kind);
 UA_HIDDEN int ua__protect_mode(const struct ua_space *sp);
 UA_HIDDEN void ua__protect_forget(const struct ua_space *sp);
+UA_HIDDEN void ua__protect_show_guest(struct ua_space *sp, bool on);
 UA_HIDDEN bool ua__pkey_available(const char **why);
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_none;
 extern UA_HIDDEN const struct ua_protect_ops ua__protect_mprotect;

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -151,6 +152,15 @@ struct lx_vname {
 	bool shared;          /* MAP_SHARED */
 };
 
+/* One line of a guest's maps: a range and what it is (proc_maps.c). */
+struct lx_vma {
+	uintptr_t start, end;
+	int prot;
+	const struct lx_vname *name; /* NULL: private anonymous */
+	uint64_t off;
+	const char *label; /* [heap], [stack], or NULL */
+};
+
 /* What is a thread's own in the linux layer (sys_thread.c). */
 struct lx_thread {
 	pid_t tid;                /* 0: the process's first, whose is its pid */
@@ -287,6 +297,11 @@ UA_HIDDEN long ua__lx_put_status(struct ua_task *t, int fd, long tid);
 UA_HIDDEN long ua__lx_put_stat(struct ua_task *t, int fd, long tid);
 /* proc_maps.c: the guest's /proc/<pid>/maps, written to fd. */
 UA_HIDDEN long ua__lx_put_maps(struct ua_task *t, int fd);
+UA_HIDDEN void ua__lx_vmas(struct ua_task *t,
+			   void (*fn)(const struct lx_vma *, void *), void *arg);
+UA_HIDDEN void ua__lx_print_vma(FILE *f, const struct lx_vma *v);
+/* proc_smaps.c: the guest's /proc/<pid>/smaps, written to fd. */
+UA_HIDDEN long ua__lx_put_smaps(struct ua_task *t, int fd);
 UA_HIDDEN void ua__lx_procfs_mark(const char *path, struct lx_file *f);
 UA_HIDDEN size_t ua__lx_vm_size(struct ua_task *t);
 UA_HIDDEN size_t ua__lx_mem_span(struct ua_task *t, uintptr_t addr,

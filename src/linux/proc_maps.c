@@ -24,15 +24,6 @@
 
 #include "linux_internal.h"
 
-/* One line: a range and what it is. */
-struct vma {
-	uintptr_t start, end;
-	int prot;
-	const struct lx_vname *name; /* NULL: private anonymous */
-	uint64_t off;
-	const char *label; /* [heap], [stack], or NULL */
-};
-
 /* The monitor's own ranges: not part of the program's map. */
 static bool hidden(const struct ua_task *t, const struct lx_proc *p,
 		   const struct ua_mapping *m)
@@ -62,7 +53,7 @@ static size_t program_maps(struct ua_task *t, struct ua_mapping **out)
 	return k;
 }
 
-static bool same_name(const struct vma *a, const struct vma *b)
+static bool same_name(const struct lx_vma *a, const struct lx_vma *b)
 {
 	if (a->label != b->label)
 		return false;
@@ -88,7 +79,11 @@ static void print_name(FILE *f, const char *s)
 	}
 }
 
-static void print_vma(FILE *f, const struct vma *v)
+/*
+ * ua__lx_print_vma(): v's line of maps, which is also its header in
+ * smaps (show_map_vma()).
+ */
+void ua__lx_print_vma(FILE *f, const struct lx_vma *v)
 {
 	const struct lx_vname *n = v->name;
 	bool shared = n && n->shared;
@@ -118,7 +113,7 @@ static void print_vma(FILE *f, const struct vma *v)
 
 /* What [a, end) of mapping m is, up to the next change of name. */
 static uintptr_t piece(const struct lx_proc *p, const struct ua_mapping *m,
-		       uintptr_t a, struct vma *v)
+		       uintptr_t a, struct lx_vma *v)
 {
 	uintptr_t end = m->end;
 
@@ -149,24 +144,18 @@ static uintptr_t piece(const struct lx_proc *p, const struct ua_mapping *m,
 }
 
 /*
- * ua__lx_put_maps(): the guest's maps, written to fd.  0 or -errno.
+ * ua__lx_vmas(): calls fn for each line of the guest's maps, in order,
+ * the space's mappings merged as the kernel's vmas would be.
  */
-long ua__lx_put_maps(struct ua_task *t, int fd)
+void ua__lx_vmas(struct ua_task *t, void (*fn)(const struct lx_vma *, void *),
+		 void *arg)
 {
 	struct lx_proc *p = lx_proc(t);
 	struct ua_mapping *maps;
 	size_t n = program_maps(t, &maps);
-	struct vma cur = { 0 }, v;
+	struct lx_vma cur = { 0 }, v;
 	bool have = false;
-	char *text = NULL;
-	size_t len = 0;
-	long err = 0;
-	FILE *f = open_memstream(&text, &len);
 
-	if (!f) {
-		free(maps);
-		return -ENOMEM;
-	}
 	for (size_t i = 0; i < n; i++) {
 		for (uintptr_t a = maps[i].start; a < maps[i].end;) {
 			a = piece(p, &maps[i], a, &v);
@@ -179,14 +168,34 @@ long ua__lx_put_maps(struct ua_task *t, int fd)
 				continue;
 			}
 			if (have)
-				print_vma(f, &cur);
+				fn(&cur, arg);
 			cur = v;
 			have = true;
 		}
 	}
 	if (have)
-		print_vma(f, &cur);
+		fn(&cur, arg);
 	free(maps);
+}
+
+static void put_line(const struct lx_vma *v, void *f)
+{
+	ua__lx_print_vma(f, v);
+}
+
+/*
+ * ua__lx_put_maps(): the guest's maps, written to fd.  0 or -errno.
+ */
+long ua__lx_put_maps(struct ua_task *t, int fd)
+{
+	char *text = NULL;
+	size_t len = 0;
+	long err = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	ua__lx_vmas(t, put_line, f);
 	if (fclose(f))
 		return -ENOMEM;
 	if (len && write(fd, text, len) != (ssize_t)len)

@@ -400,3 +400,20 @@ bool ua__protect_lock_to_window(int kind, const void *ptr, size_t len)
 		protect_switch(sp, UA_MODE_GUEST, kind);
 	return true;
 }
+
+/*
+ * ua__protect_show_guest(): while @on, the host's mappings of sp carry
+ * the guest's own protection although the calling thread stays in its
+ * mode, so that the host's account of them (/proc/self/smaps) splits
+ * where the guest's mappings do.  Only the mprotect backend needs it:
+ * its locked level is one PROT_NONE range over the whole space.
+ */
+void ua__protect_show_guest(struct ua_space *sp, bool on)
+{
+	if (sp->ops->kind != UA_PROTECT_MPROTECT)
+		return;
+	if (on)
+		sp->ops->switch_mode(sp, UA_MODE_LOCKED, UA_MODE_GUEST);
+	else
+		sp->ops->switch_mode(sp, UA_MODE_GUEST, UA_MODE_LOCKED);
+}

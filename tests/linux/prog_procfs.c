@@ -5,7 +5,8 @@
  * was started with; exe and fd/N lead to its file and descriptors; maps
  * names its code, heap, stack and the files it maps, split and moved as
  * the kernel splits and moves vmas; fdinfo/N describes descriptor N;
- * mem reads and writes the program's memory and nothing else.  Run natively and under uarun (with arguments), the
+ * mem reads and writes the program's memory and nothing else; smaps
+ * counts what maps lists.  Run natively and under uarun (with arguments), the
  * output must be the same; under uarun the host's files would name the
  * monitor.
  */
@@ -970,6 +971,131 @@ static void test_task(const char *argv0)
 		pthread_join(th, NULL);
 }
 
+static char smaps_buf[1 << 20];
+
+/* The smaps block whose range holds a, or NULL. */
+static const char *smaps_block(const char *sm, unsigned long a)
+{
+	unsigned long s, e;
+
+	for (const char *l = sm; l && *l; l = strchr(l, '\n')) {
+		l += *l == '\n';
+		if (sscanf(l, "%lx-%lx ", &s, &e) == 2 && a >= s && a < e)
+			return l;
+	}
+	return NULL;
+}
+
+/* The value of field name in block b (up to the next header), or -1. */
+static long smaps_field(const char *b, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *l = b ? strchr(b, '\n') : NULL; l && l[1];) {
+		l++;
+		if ((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f'))
+			break;
+		if (!strncmp(l, name, n) && l[n] == ':')
+			return strtol(l + n + 1, NULL, 10);
+		l = strchr(l, '\n');
+	}
+	return -1;
+}
+
+/* Which of rd wr ex sh mr mw me block b's VmFlags holds. */
+static void smaps_flags(const char *b)
+{
+	static const char *const fl[] = { "rd", "wr", "ex", "sh",
+					  "mr", "mw", "me" };
+	const char *v = b ? strstr(b, "VmFlags:") : NULL;
+	size_t end = v ? strcspn(v, "\n") : 0;
+
+	printf(" flags");
+	for (int i = 0; i < 7; i++) {
+		const char *f = v;
+
+		while (f && (f = strstr(f + 1, fl[i])) && f < v + end &&
+		       (f[-1] != ' ' || f[2] != ' '))
+			;
+		if (f && f < v + end)
+			printf(" %s", fl[i]);
+	}
+	printf("\n");
+}
+
+/* Are the headers of smaps, in order, the lines of maps? */
+static int smaps_headers_are(const char *sm, const char *maps)
+{
+	size_t at = 0;
+
+	for (const char *l = sm; *l; l = strchr(l, '\n') + 1) {
+		size_t n = strcspn(l, "\n") + 1;
+
+		if (((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f'))) {
+			if (strncmp(maps + at, l, n))
+				return 0;
+			at += n;
+		}
+		if (!l[n - 1])
+			break;
+	}
+	return !maps[at];
+}
+
+/*
+ * smaps: each line of maps followed by the kernel's counts of that
+ * range.  A mapping of eight pages, three of them written and the last
+ * two made read-only, shows as two blocks with their sizes, resident
+ * and anonymous pages; under uarun its guard may sit right above the
+ * stack, which the host then holds in the same vma.  The field names and
+ * their order are the host kernel's, natively and under uarun alike.
+ */
+static void test_smaps(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *g = mmap(NULL, 10 * pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	char *p = g + pg;
+	const char *rw, *ro, *st;
+	int local = 0;
+
+	/* Guard pages around it: no neighbour merges with it. */
+	mprotect(p, 8 * pg, PROT_READ | PROT_WRITE);
+	memset(p, 1, 3 * pg);
+	mprotect(p + 6 * pg, 2 * pg, PROT_READ);
+	read_raw("/proc/self/maps", maps_self, sizeof(maps_self));
+	read_raw("/proc/self/smaps", smaps_buf, sizeof(smaps_buf));
+	printf("smaps headers are the maps: %d\n",
+	       smaps_headers_are(smaps_buf, maps_self));
+	rw = smaps_block(smaps_buf, (unsigned long)p);
+	ro = smaps_block(smaps_buf, (unsigned long)(p + 6 * pg));
+	printf("smaps rw part: Size %ld Rss %ld Anonymous %ld Private_Dirty "
+	       "%ld Swap %ld",
+	       smaps_field(rw, "Size"), smaps_field(rw, "Rss"),
+	       smaps_field(rw, "Anonymous"), smaps_field(rw, "Private_Dirty"),
+	       smaps_field(rw, "Swap"));
+	smaps_flags(rw);
+	printf("smaps ro part: Size %ld Rss %ld", smaps_field(ro, "Size"),
+	       smaps_field(ro, "Rss"));
+	smaps_flags(ro);
+	st = smaps_block(smaps_buf, (unsigned long)&local);
+	printf("smaps stack: %s, resident %d\n",
+	       st && strstr(st, "[stack]") < strchr(st, '\n') ? "[stack]" : "?",
+	       smaps_field(st, "Rss") > 0);
+	printf("smaps fields:");
+	for (const char *l = strchr(rw, '\n'); l && l[1]; l = strchr(l, '\n')) {
+		l++;
+		if ((*l >= '0' && *l <= '9') || (*l >= 'a' && *l <= 'f'))
+			break;
+		printf(" %.*s", (int)strcspn(l, ":"), l);
+	}
+	printf("\n");
+	read_raw("/proc/thread-self/smaps", smaps_buf, sizeof(smaps_buf));
+	printf("thread-self smaps headers are the maps: %d\n",
+	       smaps_headers_are(smaps_buf, maps_self));
+	munmap(g, 10 * pg);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -989,6 +1115,7 @@ int main(int argc, char **argv, char **envp)
 	test_mem_spellings();
 	test_stat_bounds(argv);
 	test_task(argv[0]);
+	test_smaps();
 	printf("done\n");
 	return 0;
 }
