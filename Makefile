@@ -38,11 +38,15 @@ test-asan: deps
 # The builds below test the library and the engine made another way;
 # uabench's report and the installed tree (suites bench and install)
 # are tools and packaging, which make test and test-asan already check
-# and a different compiler or primitive does not change.  Their Linux
-# program runs take block frames only (UA_FRAMES, run_programs.py):
-# both frame modes are written by the signal suites, which these builds
-# run in full, and make test and test-asan run the programs under both.
-OTHER_BUILD_TESTS = --no-suite bench --no-suite install
+# and a different compiler or primitive does not change.  Of the real
+# programs they run the test programs built static with glibc, every
+# backend and trap path, in block frames only (UA_FRAMES,
+# run_programs.py): the other builds of the same programs (static-pie,
+# musl) and Debian's programs (suite linux-more) exercise the same
+# engine code with other callers' bytes, which make test and test-asan
+# run; both frame modes are written by the signal suites, which these
+# builds run in full.
+OTHER_BUILD_TESTS = --no-suite bench --no-suite install --no-suite linux-more
 OTHER_BUILD_ENV = UA_FRAMES=block
 
 # The portable primitives (what other architectures use), on this machine.
