@@ -14,8 +14,11 @@
  * file, gives nothing: its sites stay on sud.
  */
 #include <elf.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
@@ -119,10 +122,14 @@ void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size, uint64_t off,
 		     uint64_t len, uint64_t addr)
 {
 	const Elf64_Shdr *ehf;
-	uint64_t bias = 0, eh_addr = 0, eh_len = 0;
+	uint64_t bias = 0;
+	struct ua__eh_src src = { 0 };
+	char self[32], path[PATH_MAX];
 	bool biased = false;
+	struct stat st;
 	Elf64_Shdr *sh;
 	Elf64_Ehdr eh;
+	ssize_t n;
 
 	if (!ua__lx_pread_full(fd, &eh, sizeof(eh), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
@@ -141,8 +148,18 @@ void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size, uint64_t off,
 	}
 	ehf = biased ? eh_frame_of(fd, &eh, sh, size) : NULL;
 	if (ehf) {
-		eh_addr = ehf->sh_addr + bias;
-		eh_len = ehf->sh_size;
+		src.addr = ehf->sh_addr + bias;
+		src.len = ehf->sh_size;
+		src.off = ehf->sh_offset;
+		/* Where the patch trap reads the table from (trap_patch.c). */
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+		n = readlink(self, path, sizeof(path) - 1);
+		if (n > 0 && path[0] == '/' && !fstat(fd, &st)) {
+			path[n] = 0;
+			src.path = path;
+			src.dev = st.st_dev;
+			src.ino = st.st_ino;
+		}
 	}
 	for (size_t i = 0; i < eh.e_shnum && biased; i++) {
 		const Elf64_Shdr *s = &sh[i];
@@ -153,7 +170,7 @@ void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size, uint64_t off,
 		if (s->sh_addr + bias != addr + (s->sh_offset - off))
 			continue;
 		ua__patch_add_code(t, addr + (s->sh_offset - off), s->sh_size,
-				   eh_addr, eh_len);
+				   &src);
 	}
 	free(sh);
 }

@@ -258,14 +258,19 @@ UA_HIDDEN void ua__patch_entry(void); /* trap.S */
  * What the loader and mmap tell the patch trap: the code sections of
  * the objects mapped (only sites the sweep of one of them found are
  * patched), each with its object's .eh_frame where the space has it
- * (eh_len 0: none), and the pages in the space reserved for
+ * and the file it came from, and the pages in the space reserved for
  * trampolines.  A section replaces those it overlaps.
  * ua__patch_forget(): guest code in a range may have changed (mmap,
  * mprotect, munmap over it).
  */
+struct ua__eh_src {
+	uint64_t addr, len; /* the .eh_frame in the space (len 0: none) */
+	const char *path;   /* the file it was mapped from, or NULL */
+	uint64_t dev, ino;  /* that file's, when it was mapped */
+	uint64_t off;       /* the section's offset in the file */
+};
 UA_HIDDEN int ua__patch_add_code(struct ua_task *t, uint64_t start,
-				 uint64_t len, uint64_t eh_addr,
-				 uint64_t eh_len);
+				 uint64_t len, const struct ua__eh_src *eh);
 UA_HIDDEN void ua__patch_after_fork(struct ua_task *t);
 /*
  * Code other threads may be running is changed with the kernel's int3

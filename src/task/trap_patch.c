@@ -59,11 +59,13 @@
  * other values).  A fault of the check itself is the site's syscall.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -110,6 +112,8 @@ struct patch_unwind {
 	uint64_t *fn;
 	size_t nfn;
 	bool read;
+	char *path; /* the file to read it from (fn_read()), or NULL */
+	uint64_t dev, ino, off;
 };
 
 /*
@@ -178,19 +182,22 @@ static bool unwind_unused(const struct ua__patch *p, size_t u)
  * The table at [addr, addr + len) (already known, or new), or -1.  Full,
  * the tables no section names any longer (an object unmapped) go first.
  */
-static int unwind_of(struct ua__patch *p, uint64_t addr, uint64_t len)
+static int unwind_of(struct ua__patch *p, const struct ua__eh_src *eh)
 {
+	struct patch_unwind *u;
 	size_t k = 0;
 
-	if (!len)
+	if (!eh->len)
 		return -1;
 	for (size_t u = 0; u < p->nunwind; u++)
-		if (p->unwind[u].addr == addr && p->unwind[u].len == len)
+		if (p->unwind[u].addr == eh->addr &&
+		    p->unwind[u].len == eh->len)
 			return (int)u;
 	if (p->nunwind == MAX_CODE) {
 		for (size_t u = 0; u < p->nunwind; u++) {
 			if (unwind_unused(p, u)) {
 				free(p->unwind[u].fn);
+				free(p->unwind[u].path);
 				continue;
 			}
 			for (size_t i = 0; i < p->ncode; i++)
@@ -202,9 +209,14 @@ static int unwind_of(struct ua__patch *p, uint64_t addr, uint64_t len)
 		if (k == MAX_CODE)
 			return -1;
 	}
-	p->unwind[p->nunwind] = (struct patch_unwind){ 0 };
-	p->unwind[p->nunwind].addr = addr;
-	p->unwind[p->nunwind].len = len;
+	u = &p->unwind[p->nunwind];
+	*u = (struct patch_unwind){ .addr = eh->addr, .len = eh->len };
+	if (eh->path) {
+		u->path = strdup(eh->path);
+		u->dev = eh->dev;
+		u->ino = eh->ino;
+		u->off = eh->off;
+	}
 	return (int)p->nunwind++;
 }
 
@@ -226,7 +238,7 @@ static void code_remove(struct ua__patch *p, uint64_t start, uint64_t len)
 }
 
 int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len,
-		       uint64_t eh_addr, uint64_t eh_len)
+		       const struct ua__eh_src *eh)
 {
 	struct ua__patch *p = patch_of(t);
 	int err = 0;
@@ -242,7 +254,7 @@ int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len,
 		p->code[p->ncode++] = (struct patch_code){
 			.start = start,
 			.len = len,
-			.unwind = unwind_of(p, eh_addr, eh_len),
+			.unwind = unwind_of(p, eh),
 		};
 	}
 	pthread_mutex_unlock(&p->lock);
@@ -330,8 +342,10 @@ void ua__patch_free(struct ua_task *t)
 		return;
 	for (size_t i = 0; i < p->ncode; i++)
 		code_drop(&p->code[i]);
-	for (size_t u = 0; u < p->nunwind; u++)
+	for (size_t u = 0; u < p->nunwind; u++) {
 		free(p->unwind[u].fn);
+		free(p->unwind[u].path);
+	}
 	free(p->slots);
 	free(p);
 	t->patch = NULL;
@@ -439,10 +453,40 @@ static const struct ua__insn_site *site_in(const struct patch_code *c,
 }
 
 /*
- * The function starts of an object's unwind table, read from the space
- * when a scan first needs them (the loader and mmap only say where the
- * table is).  The copy's pages come populated: on a VM each page fault
- * of a fresh buffer costs more than the parse of its bytes.
+ * The table's bytes from the file the object was mapped from, if it is
+ * still that file: the same bytes as the unchanged code's pages in the
+ * space, read without mapping the guest's pages of the table into the
+ * process, where they would count in the program's resident set (libc's
+ * table is 150 KiB the program itself never touches).
+ */
+static bool read_file(const struct patch_unwind *u, uint8_t *buf)
+{
+	struct stat st;
+	size_t got = 0;
+	ssize_t n = 0;
+	int fd;
+
+	if (!u->path)
+		return false;
+	fd = open(u->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return false;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_dev == u->dev && (uint64_t)st.st_ino == u->ino)
+		while (got < u->len &&
+		       (n = pread(fd, buf + got, u->len - got,
+				  (off_t)(u->off + got))) > 0)
+			got += (size_t)n;
+	close(fd);
+	return got == u->len;
+}
+
+/*
+ * The function starts of an object's unwind table, read when a scan
+ * first needs them (the loader and mmap only say where the table is):
+ * from its file, else from the space.  The copy's pages come populated:
+ * on a VM each page fault of a fresh buffer costs more than the parse
+ * of its bytes.
  */
 static void fn_read(struct patch_unwind *u)
 {
@@ -459,7 +503,8 @@ static void fn_read(struct patch_unwind *u)
 		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 	if (buf == MAP_FAILED)
 		return;
-	if (!ua_copy_from_user(buf, (const void *)u->addr, len)) {
+	if (read_file(u, buf) ||
+	    !ua_copy_from_user(buf, (const void *)u->addr, len)) {
 		n = ua__eh_frame_starts(buf, len, u->addr, &u->fn);
 		u->nfn = n > 0 ? (size_t)n : 0;
 	}

@@ -243,8 +243,14 @@ struct blob_run {
  * loader.c): its code, and room for trampolines.  Internal calls
  * (src/task/task_internal.h): this test links the static library.
  */
+struct ua__eh_src {
+	uint64_t addr, len;
+	const char *path;
+	uint64_t dev, ino;
+	uint64_t off;
+};
 int ua__patch_add_code(struct ua_task *t, uint64_t start, uint64_t len,
-		       uint64_t eh_addr, uint64_t eh_len);
+		       const struct ua__eh_src *eh);
 void ua__patch_set_area(struct ua_task *t, uint64_t start, uint64_t len);
 
 /*
@@ -283,7 +289,9 @@ static void blob_guest_at(enum ua_trap trap, struct blob_run *br,
 		char *area = ua_map(sp, NULL, 65536, PROT_NONE);
 
 		cr_assert_not_null(area);
-		cr_assert_eq(ua__patch_add_code(t, (uint64_t)code, len, 0, 0),
+		struct ua__eh_src none = { 0 };
+
+		cr_assert_eq(ua__patch_add_code(t, (uint64_t)code, len, &none),
 			     0);
 		ua__patch_set_area(t, (uint64_t)area, 65536);
 	}
