@@ -300,8 +300,8 @@ UA_HIDDEN long ua__lx_put_maps(struct ua_task *t, int fd);
 UA_HIDDEN void ua__lx_vmas(struct ua_task *t,
 			   void (*fn)(const struct lx_vma *, void *), void *arg);
 UA_HIDDEN void ua__lx_print_vma(FILE *f, const struct lx_vma *v);
-/* proc_smaps.c: the guest's /proc/<pid>/smaps, written to fd. */
-UA_HIDDEN long ua__lx_put_smaps(struct ua_task *t, int fd);
+/* proc_smaps.c: the guest's /proc/<pid>/smaps or smaps_rollup. */
+UA_HIDDEN long ua__lx_put_smaps(struct ua_task *t, int fd, bool rollup);
 UA_HIDDEN void ua__lx_procfs_mark(const char *path, struct lx_file *f);
 UA_HIDDEN size_t ua__lx_vm_size(struct ua_task *t);
 UA_HIDDEN size_t ua__lx_mem_span(struct ua_task *t, uintptr_t addr,

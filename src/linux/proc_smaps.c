@@ -133,10 +133,10 @@ static struct hvma *new_hvma(struct hread *r, uintptr_t start, uintptr_t end)
 	return h;
 }
 
-/* The host's smaps into r: 0 or -errno. */
-static long read_host(struct smaps *s, struct hread *r)
+/* The host's smaps (or smaps_rollup) into r: 0 or -errno. */
+static long read_host(struct smaps *s, struct hread *r, const char *path)
 {
-	FILE *in = fopen("/proc/self/smaps", "re");
+	FILE *in = fopen(path, "re");
 	struct hvma *h = NULL;
 	char *line = NULL;
 	size_t cap = 0;
@@ -224,14 +224,16 @@ static size_t seek(const struct hread *r, size_t at, uintptr_t addr)
  * Guest vma v's block, counted from the host vmas of r from *at on,
  * its flags those of the host vma at v's start as first found.
  */
-static void put_vma(struct smaps *s, const struct lx_vma *v, size_t *at)
+/*
+ * Guest vma v's counts into sum[] (by s->f), from the host vmas of the
+ * last reading from *at on; the first of them, or NULL.
+ */
+static const struct hvma *count_vma(struct smaps *s, const struct lx_vma *v,
+				    size_t *at, uint64_t *sum)
 {
 	const struct hread *r = &s->r[s->nturn ? 1 : 0];
-	size_t f0 = seek(&s->r[0], 0, v->start);
 	const struct hvma *first = NULL;
-	uint64_t sum[MAX_FIELDS] = { 0 };
 
-	ua__lx_print_vma(s->out, v);
 	*at = seek(r, *at, v->start);
 	for (size_t i = *at; i < r->nh && r->h[i].start < v->end; i++) {
 		if (!first)
@@ -239,6 +241,16 @@ static void put_vma(struct smaps *s, const struct lx_vma *v, size_t *at)
 		for (int k = 0; k < s->nf; k++)
 			sum[k] += share(&r->h[i], v, r->h[i].val[k]);
 	}
+	return first;
+}
+
+static void put_vma(struct smaps *s, const struct lx_vma *v, size_t *at)
+{
+	size_t f0 = seek(&s->r[0], 0, v->start);
+	uint64_t sum[MAX_FIELDS] = { 0 };
+	const struct hvma *first = count_vma(s, v, at, sum);
+
+	ua__lx_print_vma(s->out, v);
 	for (int k = 0; k < s->nf; k++) {
 		const struct field *f = &s->f[k];
 		uint64_t val = sum[k];
@@ -334,29 +346,104 @@ static long read_all(struct ua_task *t, struct smaps *s)
 	long err;
 
 	ua__protect_show_guest(t->sp, true);
-	err = read_host(s, &s->r[0]);
+	err = read_host(s, &s->r[0], "/proc/self/smaps");
 	if (!err) {
 		split(s);
 		if (s->nturn)
-			err = read_host(s, &s->r[1]);
+			err = read_host(s, &s->r[1], "/proc/self/smaps");
 		unsplit(s);
 	}
 	ua__protect_show_guest(t->sp, false);
 	return err;
 }
 
-/*
- * ua__lx_put_smaps(): the guest's smaps, written to fd.  0 or -errno.
- */
-long ua__lx_put_smaps(struct ua_task *t, int fd)
+static int field_of(const struct smaps *s, const char *name)
 {
-	struct smaps s = { 0 };
+	for (int k = 0; k < s->nf; k++)
+		if (is(&s->f[k], name))
+			return k;
+	return -1;
+}
+
+/* What kind of pages a vma's are: 0 anonymous, 1 file, 2 shmem. */
+static int page_kind(const struct lx_vma *v)
+{
+	const char *path = v->name ? v->name->path : NULL;
+
+	if (v->name && !path)
+		return 2; /* shared anonymous: /dev/zero (deleted) */
+	if (!path)
+		return 0;
+	if (!strncmp(path, "/memfd:", 7) || !strncmp(path, "/dev/shm/", 9))
+		return 2;
+	return 1;
+}
+
+/*
+ * smaps_rollup (show_smaps_rollup()): the sums over the guest's vmas,
+ * under the field names, order and widths of the host's rollup.  Its
+ * Pss_Anon, Pss_File and Pss_Shmem part each vma's Pss by the kind of
+ * its pages: a private file map's anonymous pages (its written copies)
+ * count their Rss as Pss_Anon, exclusive as they are unless a fork
+ * shares them, the rest Pss_File.
+ */
+static void put_rollup(struct smaps *s, const struct smaps *roll)
+{
+	uint64_t total[MAX_FIELDS] = { 0 };
+	int pss = field_of(s, "Pss:"), anon = field_of(s, "Anonymous:");
+	int kind_field[3] = { field_of(roll, "Pss_Anon:"),
+			      field_of(roll, "Pss_File:"),
+			      field_of(roll, "Pss_Shmem:") };
+	size_t at = 0;
+	int len;
+
+	for (size_t i = 0; i < s->ng; i++) {
+		uint64_t sum[MAX_FIELDS] = { 0 }, a;
+		int kind = page_kind(&s->g[i]);
+
+		count_vma(s, &s->g[i], &at, sum);
+		for (int k = 0; k < roll->nf; k++) {
+			int m = field_of(s, roll->f[k].name);
+
+			if (m >= 0)
+				total[k] += sum[m];
+		}
+		if (pss < 0)
+			continue;
+		a = kind == 1 && anon >= 0 ?
+			    (sum[anon] < sum[pss] ? sum[anon] : sum[pss]) :
+			    0;
+		if (kind_field[kind] >= 0)
+			total[kind_field[kind]] += sum[pss] - a;
+		if (a && kind_field[0] >= 0)
+			total[kind_field[0]] += a;
+	}
+	len = fprintf(s->out, "%08lx-%08lx ---p 00000000 00:00 0 ",
+		      (unsigned long)(s->ng ? s->g[0].start : 0),
+		      (unsigned long)(s->ng ? s->g[s->ng - 1].end : 0));
+	fprintf(s->out, "%*s[rollup]\n", len < 73 ? 73 - len : 0, "");
+	for (int k = 0; k < roll->nf; k++)
+		fprintf(s->out, "%s%*llu%s\n", roll->f[k].name,
+			roll->f[k].width, (unsigned long long)total[k],
+			roll->f[k].kb ? " kB" : "");
+}
+
+/*
+ * ua__lx_put_smaps(): the guest's smaps, or with @rollup its
+ * smaps_rollup, written to fd.  0 or -errno.
+ */
+long ua__lx_put_smaps(struct ua_task *t, int fd, bool rollup)
+{
+	struct smaps s = { 0 }, roll = { 0 };
 	char *text = NULL;
 	size_t len = 0, at = 0;
 	long err;
 
 	ua__lx_vmas(t, collect, &s);
-	err = read_all(t, &s);
+	err = rollup ? read_host(&roll, &roll.r[0], "/proc/self/smaps_rollup") :
+		       0;
+	if (!err)
+		err = read_all(t, &s);
 	if (err)
 		goto out;
 	s.out = open_memstream(&text, &len);
@@ -364,7 +451,9 @@ long ua__lx_put_smaps(struct ua_task *t, int fd)
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < s.ng; i++)
+	if (rollup)
+		put_rollup(&s, &roll);
+	for (size_t i = 0; !rollup && i < s.ng; i++)
 		put_vma(&s, &s.g[i], &at);
 	if (fclose(s.out)) {
 		err = -ENOMEM;
@@ -376,6 +465,7 @@ out:
 	free(text);
 	free(s.r[0].h);
 	free(s.r[1].h);
+	free(roll.r[0].h);
 	free(s.g);
 	free(s.turn);
 	return err;

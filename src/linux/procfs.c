@@ -3,16 +3,17 @@
  * The guest's own /proc entries.  The host's /proc/self is the monitor:
  * its command line is uarun's, its auxiliary vector and memory map the
  * monitor's, its descriptors numbered as the monitor holds them.  A
- * guest that opens /proc/self/cmdline, environ, auxv, maps or smaps (or
- * the same under its own pid, /proc/thread-self or a thread's
- * task/<tid>/) gets what the kernel would show for it (fs/proc/base.c,
- * fs/proc/task_mmu.c): the argument and environment strings read from
- * the space where the loader put them, the auxiliary vector the loader
- * gave it, and the space's mappings named after what they were made
- * from (vma_names.c), with smaps' counts of them (proc_smaps.c).  exe
- * and fd/N, read as links or opened, are the program's file and the
- * guest's descriptor N; fdinfo/N is the host's account of the file
- * behind guest descriptor N, told in the guest's terms (fdinfo()).
+ * guest that opens /proc/self/cmdline, environ, auxv, maps, smaps or
+ * smaps_rollup (or the same under its own pid, /proc/thread-self or a
+ * thread's task/<tid>/) gets what the kernel would show for it
+ * (fs/proc/base.c, fs/proc/task_mmu.c): the argument and environment
+ * strings read from the space where the loader put them, the auxiliary
+ * vector the loader gave it, and the space's mappings named after what
+ * they were made from (vma_names.c), with smaps' counts of them
+ * (proc_smaps.c).  exe and fd/N, read as links or opened, are the
+ * program's file and the guest's descriptor N; fdinfo/N is the host's
+ * account of the file behind guest descriptor N, told in the guest's
+ * terms (fdinfo()).
  * mem is the host's own memory file, whose reads and writes proc_mem.c
  * keeps to the program's mappings.
  *
@@ -40,6 +41,7 @@ enum proc_entry {
 	PROC_AUXV,
 	PROC_MAPS,
 	PROC_SMAPS,
+	PROC_ROLLUP,
 	PROC_EXE,
 	PROC_STATUS,
 	PROC_STAT,
@@ -91,7 +93,7 @@ static enum proc_entry own_entry(const char *path, long *fd, long *tid)
 	static const char *const names[] = {
 		[PROC_CMDLINE] = "cmdline", [PROC_ENVIRON] = "environ",
 		[PROC_AUXV] = "auxv",	    [PROC_MAPS] = "maps",
-		[PROC_SMAPS] = "smaps",
+		[PROC_SMAPS] = "smaps",	    [PROC_ROLLUP] = "smaps_rollup",
 		[PROC_EXE] = "exe",	    [PROC_STATUS] = "status",
 		[PROC_STAT] = "stat",	    [PROC_MEM] = "mem",
 	};
@@ -328,7 +330,8 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn,
 	case PROC_MAPS:
 		return ua__lx_put_maps(t, fd);
 	case PROC_SMAPS:
-		return ua__lx_put_smaps(t, fd);
+	case PROC_ROLLUP:
+		return ua__lx_put_smaps(t, fd, e == PROC_ROLLUP);
 	case PROC_FDINFO:
 		return put_fdinfo(t, fd, fdn);
 	case PROC_STATUS:

@@ -471,12 +471,16 @@ static bool read_file(const struct patch_unwind *u, uint8_t *buf)
 	fd = open(u->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return false;
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_dev == u->dev && (uint64_t)st.st_ino == u->ino)
-		while (got < u->len &&
-		       (n = pread(fd, buf + got, u->len - got,
-				  (off_t)(u->off + got))) > 0)
-			got += (size_t)n;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_dev != u->dev || (uint64_t)st.st_ino != u->ino)
+		goto out;
+	while (got < u->len) {
+		n = pread(fd, buf + got, u->len - got, (off_t)(u->off + got));
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+out:
 	close(fd);
 	return got == u->len;
 }

@@ -1042,6 +1042,60 @@ static int smaps_headers_are(const char *sm, const char *maps)
 	return !maps[at];
 }
 
+static char rollup_buf[1 << 12];
+
+/* The sum of field name over the blocks of smaps sm. */
+static long smaps_sum(const char *sm, const char *name)
+{
+	size_t n = strlen(name);
+	long sum = 0;
+
+	for (const char *l = sm; *l; l = strchr(l, '\n') + 1) {
+		if (!strncmp(l, name, n) && l[n] == ':')
+			sum += strtol(l + n + 1, NULL, 10);
+		if (!strchr(l, '\n'))
+			break;
+	}
+	return sum;
+}
+
+/*
+ * smaps_rollup: one block, [rollup], of the sums over smaps' (read
+ * right after it, into buffers already faulted in, so that nothing
+ * changes between the two).
+ */
+static void test_rollup(void)
+{
+	const char *head;
+	long parts;
+
+	memset(smaps_buf, 0, sizeof(smaps_buf));
+	memset(rollup_buf, 0, sizeof(rollup_buf));
+	read_raw("/proc/self/smaps", smaps_buf, sizeof(smaps_buf));
+	read_raw("/proc/self/smaps_rollup", rollup_buf, sizeof(rollup_buf));
+	head = strstr(rollup_buf, " [rollup]\n");
+	printf("rollup: %s",
+	       head && head + 9 == strchr(rollup_buf, '\n') ? "[rollup]" : "?");
+	printf(", Rss the sum %d, Anonymous the sum %d, Swap the sum %d\n",
+	       smaps_field(rollup_buf, "Rss") == smaps_sum(smaps_buf, "Rss"),
+	       smaps_field(rollup_buf, "Anonymous") ==
+		       smaps_sum(smaps_buf, "Anonymous"),
+	       smaps_field(rollup_buf, "Swap") == smaps_sum(smaps_buf, "Swap"));
+	/* Each part is rounded down on its own: up to 2 kB apart. */
+	parts = smaps_field(rollup_buf, "Pss_Anon") +
+		smaps_field(rollup_buf, "Pss_File") +
+		smaps_field(rollup_buf, "Pss_Shmem");
+	printf("rollup Pss parts add up: %d\n",
+	       labs(parts - smaps_field(rollup_buf, "Pss")) <= 2);
+	printf("rollup fields:");
+	for (const char *l = strchr(rollup_buf, '\n'); l && l[1];
+	     l = strchr(l, '\n')) {
+		l++;
+		printf(" %.*s", (int)strcspn(l, ":"), l);
+	}
+	printf("\n");
+}
+
 /*
  * smaps: each line of maps followed by the kernel's counts of that
  * range.  A mapping of eight pages, three of them written and the last
@@ -1094,6 +1148,7 @@ static void test_smaps(void)
 	printf("thread-self smaps headers are the maps: %d\n",
 	       smaps_headers_are(smaps_buf, maps_self));
 	munmap(g, 10 * pg);
+	test_rollup();
 }
 
 int main(int argc, char **argv, char **envp)
