@@ -8,10 +8,11 @@
  * vmas inside it.  What is the monitor's (its own mappings, the ranges
  * proc_maps.c hides) is never part of a guest vma, so it is not counted.
  *
- * Where the host keeps one vma across two of the guest's (a heap that
- * the host merged with the anonymous mapping below it), that vma's
- * counts are shared between the two in proportion to their sizes: the
- * kernel gives no finer account without privileges.  Size is the guest
+ * Where the host keeps one vma across two of the guest's (a stack that
+ * the host merged with the anonymous mapping above it), the host vma is
+ * split for a second reading (split()); should that fail, its counts
+ * are shared between the two in proportion to their sizes, the kernel
+ * giving no finer account without privileges.  Size is the guest
  * vma's; VmFlags' rd, wr, ex and sh are the guest's protection, the
  * rest the host's flags of the range; ProtectionKey, where the CPU has
  * protection keys, is 0, the key of every page the guest can map (it
