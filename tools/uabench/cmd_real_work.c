@@ -308,6 +308,9 @@ static void hash_add(struct out_hash *o, const unsigned char *p, size_t len)
 			o->npart = 0;
 		}
 	}
+	/* Every byte went into a word still partial: keep it so. */
+	if (o->npart)
+		return;
 	for (; len >= 8; p += 8, len -= 8) {
 		uint64_t w;
 
