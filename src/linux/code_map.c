@@ -14,11 +14,8 @@
  * file, gives nothing: its sites stay on sud.
  */
 #include <elf.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
@@ -124,12 +121,10 @@ void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size, uint64_t off,
 	const Elf64_Shdr *ehf;
 	uint64_t bias = 0;
 	struct ua__eh_src src = { 0 };
-	char self[32], path[PATH_MAX];
+	const struct lx_vname *name;
 	bool biased = false;
-	struct stat st;
 	Elf64_Shdr *sh;
 	Elf64_Ehdr eh;
-	ssize_t n;
 
 	if (!ua__lx_pread_full(fd, &eh, sizeof(eh), 0) ||
 	    memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
@@ -151,14 +146,16 @@ void ua__lx_code_map(struct ua_task *t, int fd, uint64_t size, uint64_t off,
 		src.addr = ehf->sh_addr + bias;
 		src.len = ehf->sh_size;
 		src.off = ehf->sh_offset;
-		/* Where the patch trap reads the table from (trap_patch.c). */
-		snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-		n = readlink(self, path, sizeof(path) - 1);
-		if (n > 0 && path[0] == '/' && !fstat(fd, &st)) {
-			path[n] = 0;
-			src.path = path;
-			src.dev = st.st_dev;
-			src.ino = st.st_ino;
+		/*
+		 * Where the patch trap reads the table from (trap_patch.c):
+		 * the file as the map's name recorded it, which the loader
+		 * and mmap do before they come here.
+		 */
+		name = ua__lx_name_at(lx_proc(t), src.addr);
+		if (name && name->path && name->path[0] == '/') {
+			src.path = name->path;
+			src.dev = name->dev;
+			src.ino = name->ino;
 		}
 	}
 	for (size_t i = 0; i < eh.e_shnum && biased; i++) {
