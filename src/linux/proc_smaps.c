@@ -222,10 +222,6 @@ static size_t seek(const struct hread *r, size_t at, uintptr_t addr)
 }
 
 /*
- * Guest vma v's block, counted from the host vmas of r from *at on,
- * its flags those of the host vma at v's start as first found.
- */
-/*
  * Guest vma v's counts into sum[] (by s->f), from the host vmas of the
  * last reading from *at on; the first of them, or NULL.
  */
@@ -245,6 +241,10 @@ static const struct hvma *count_vma(struct smaps *s, const struct lx_vma *v,
 	return first;
 }
 
+/*
+ * Guest vma v's block, its flags those of the host vma at v's start as
+ * first found (before any split).
+ */
 static void put_vma(struct smaps *s, const struct lx_vma *v, size_t *at)
 {
 	size_t f0 = seek(&s->r[0], 0, v->start);
@@ -395,20 +395,20 @@ static void put_rollup(struct smaps *s, const struct smaps *roll)
 	int kind_field[3] = { field_of(roll, "Pss_Anon:"),
 			      field_of(roll, "Pss_File:"),
 			      field_of(roll, "Pss_Shmem:") };
+	int in_smaps[MAX_FIELDS]; /* each rollup field's in smaps, or -1 */
 	size_t at = 0;
 	int len;
 
+	for (int k = 0; k < roll->nf; k++)
+		in_smaps[k] = field_of(s, roll->f[k].name);
 	for (size_t i = 0; i < s->ng; i++) {
 		uint64_t sum[MAX_FIELDS] = { 0 }, a;
 		int kind = page_kind(&s->g[i]);
 
 		count_vma(s, &s->g[i], &at, sum);
-		for (int k = 0; k < roll->nf; k++) {
-			int m = field_of(s, roll->f[k].name);
-
-			if (m >= 0)
-				total[k] += sum[m];
-		}
+		for (int k = 0; k < roll->nf; k++)
+			if (in_smaps[k] >= 0)
+				total[k] += sum[in_smaps[k]];
 		if (pss < 0)
 			continue;
 		a = kind == 1 && anon >= 0 ?
