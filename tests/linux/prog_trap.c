@@ -21,6 +21,9 @@
  *            (the cross-modifying-code protocol): the site's syscall
  *            all the same.  Natively and under sud nothing was written
  *            and nothing is.
+ *   flags    every combination of the six status flags and DF set before
+ *            an inline `mov $39, %eax; syscall`: all come back as they
+ *            were (the exits restore them without popfq where they can)
  *
  * The output is the same natively and under every trap path, but for
  * redzone under rewrite.
@@ -285,6 +288,53 @@ static void fault(void)
 	}
 }
 
+/* Status flags and DF as a syscall leaves them: the ones set before. */
+#define FLAGS_KEPT 0xcd5ull /* OF DF SF ZF AF PF CF */
+
+static __attribute__((noinline)) uint64_t flags_call(uint64_t in)
+{
+	uint64_t out;
+	long ret;
+
+	asm volatile("pushq %[in]\n\t"
+		     "popfq\n\t"
+		     "mov $39, %%eax\n\t"
+		     "syscall\n\t"
+		     "pushfq\n\t"
+		     "popq %[out]\n\t"
+		     "cld"
+		     : "=&a"(ret), [out] "=r"(out)
+		     : [in] "r"(in)
+		     : "rcx", "r11", "memory", "cc");
+	return ret == getpid() ? out & FLAGS_KEPT : ~0ull;
+}
+
+static void flags(void)
+{
+	static const uint64_t bit[7] = { 0x1, 0x4, 0x10, 0x40, 0x80, 0x800,
+					 0x400 };
+	int kept = 0, n = 0;
+
+	for (unsigned m = 0; m < 128; m++) {
+		uint64_t f = 0, got;
+
+		for (int i = 0; i < 7; i++)
+			if (m & (1u << i))
+				f |= bit[i];
+		/* Three trips: the first traps (and patches), two more. */
+		for (int i = 0; i < 3; i++, n++) {
+			got = flags_call(0x202 | f);
+			if (got == f)
+				kept++;
+			else if (n - kept == 1)
+				printf("flags %#llx: back as %#llx\n",
+				       (unsigned long long)f,
+				       (unsigned long long)got);
+		}
+	}
+	printf("flags: %d of %d syscalls kept them\n", kept, n);
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -300,6 +350,8 @@ int main(int argc, char **argv)
 		short_step();
 	else if (argc > 1 && !strcmp(argv[1], "int3"))
 		int3_site();
+	else if (argc > 1 && !strcmp(argv[1], "flags"))
+		flags();
 	else
 		return 2;
 	return 0;

@@ -218,6 +218,7 @@ def mode_programs(uarun, progs):
             fails += compare(uarun, bks, name + ' shortstep',
                              [p, 'shortstep'])
             fails += compare(uarun, bks, name + ' int3', [p, 'int3'])
+            fails += compare(uarun, bks, name + ' flags', [p, 'flags'])
             fails += patched_here(uarun, name, p)
     return fails
 
@@ -288,7 +289,8 @@ def patched_here(uarun, name, prog):
     sud: each part's getpid site traps once and comes twice through its
     trampoline (the short ones through a hole)."""
     fails = 0
-    for part in ['redzone', 'step', 'fault', 'short', 'shortstep']:
+    for part in ['redzone', 'step', 'fault', 'short', 'shortstep',
+                 'flags']:
         r = subprocess.run([uarun, '--stats', prog, part],
                            capture_output=True, text=True, timeout=120)
         parts = r.stderr.split('sites left on sud')

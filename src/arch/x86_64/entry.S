@@ -67,6 +67,38 @@
 .endm
 
 /*
+ * RFLAGS back to the guest's, from the regs at %rdi, without popfq
+ * (microcoded: about 28 cycles, the costliest instruction of an exit)
+ * when only status flags differ from the monitor's own IF | bit 1: OF
+ * by an add that overflows exactly when it was set, then SF ZF AF PF CF
+ * from AH by sahf (which leaves OF alone).  Anything else (DF, AC, NT,
+ * ID, ...) takes popfq; TF the caller sends to the IRETQ exit first.
+ * The monitor's flags here are the ABI's (the entries cleared DF, AC, NT
+ * and TF), so no other bit needs setting.  Clobbers RAX and RCX, which
+ * the caller restores after.
+ */
+.macro RESTORE_EFLAGS
+	movq	EFLAGS(%rdi), %rax
+	movq	%rax, %rcx
+	andq	$~0x8d5, %rcx
+	cmpq	$0x202, %rcx
+	jne	.Lpopf\@
+	cmpb	$0, ua__have_sahf(%rip)		/* CPUID LAHF-SAHF (task.c) */
+	je	.Lpopf\@
+	movl	%eax, %ecx
+	shrl	$11, %ecx
+	andl	$1, %ecx
+	addb	$0x7f, %cl			/* OF = the saved OF */
+	movb	%al, %ah
+	sahf					/* SF ZF AF PF CF */
+	jmp	.Ldone\@
+.Lpopf\@:
+	pushq	%rax
+	popfq
+.Ldone\@:
+.endm
+
+/*
  * Load the task's pending XSAVE image, if any (task.h fpu_restore), and
  * clear it.  Last thing before the general registers: no monitor code may
  * use a vector register after it.  The image was checked when it was
@@ -178,10 +210,11 @@ ua__syscall_on_monitor:
 	 * clear, and AC clear, or every unaligned access of monitor code
 	 * (memcpy, a hook) would raise SIGBUS; NT and TF clear too
 	 * (UA_MONITOR_EFLAGS_CLEAR).  That costs a popfq, so only when one
-	 * is set.  (A caller that sets TF steps the instructions above.)
+	 * is set.  DF with them: a guest seldom enters with it set, and a
+	 * cld on every entry would cost more than that popfq now and then.
+	 * (A caller that sets TF steps the instructions above.)
 	 */
-	cld
-	testl	$0x44100, %ecx			/* AC, NT, TF */
+	testl	$0x44500, %ecx			/* AC, NT, DF, TF */
 	jnz	.Lclear_ac
 .Ldispatch:
 	call	ua__syscall_dispatch
@@ -205,28 +238,10 @@ ua__exit_fast_begin:
 	 * (ua__ret_to_guest) never comes back here.
 	 */
 	movq	%rax, %rdi
-	/*
-	 * RFLAGS without popfq (microcoded, the costliest instruction here)
-	 * when only status flags differ from the usual IF | bit 1: OF by an
-	 * add that overflows exactly when it was set, then SF ZF AF PF CF
-	 * from AH by sahf (which leaves OF alone).  Anything else (DF, AC,
-	 * NT, ...) takes popfq, but TF the full path's IRETQ: with popfq it
-	 * would step the rest of this code.
-	 */
-	movq	EFLAGS(%rdi), %rax
-	movq	%rax, %rcx
-	andq	$~0x8d5, %rcx
-	cmpq	$0x202, %rcx
-	jne	.Lpopf
-	cmpb	$0, ua__have_sahf(%rip)		/* CPUID LAHF-SAHF (task.c) */
-	je	.Lpopf
-	movl	%eax, %ecx
-	shrl	$11, %ecx
-	andl	$1, %ecx
-	addb	$0x7f, %cl			/* OF = the saved OF */
-	movb	%al, %ah
-	sahf					/* SF ZF AF PF CF */
-.Lflags_done:
+	/* TF: the IRETQ exit, or popfq would step the rest of this code. */
+	testl	$0x100, EFLAGS(%rdi)
+	jnz	ua__ret_to_guest_iret
+	RESTORE_EFLAGS
 	RESTORE_GPRS_BUT_RDI_RSP
 	/*
 	 * Two steps, unlike the full path: between them the return address
@@ -237,12 +252,6 @@ ua__exit_fast_begin:
 	leaq	-8(%rsp), %rsp
 	movq	RDI(%rdi), %rdi
 	ret
-.Lpopf:
-	testl	$0x100, %eax			/* TF */
-	jnz	ua__ret_to_guest_iret
-	pushq	%rax
-	popfq
-	jmp	.Lflags_done
 	.globl	ua__exit_fast_end
 	.hidden	ua__exit_fast_end
 ua__exit_fast_end:
@@ -298,8 +307,7 @@ ua__exit_full_begin:
 1:	movq	%rcx, -EXIT_SCRATCH(%rax)
 	leaq	-EXIT_SCRATCH(%rax), %rax
 	movq	%rax, EXIT_RSP(%rdi)
-	pushq	EFLAGS(%rdi)
-	popfq
+	RESTORE_EFLAGS
 	RESTORE_GPRS_BUT_RDI_RSP
 	/*
 	 * One instruction from the monitor stack to the staged slot: from
@@ -338,8 +346,7 @@ ua__ret_to_guest_gs:
 	jnz	ua__ret_to_guest_iret
 	movq	RIP(%rdi), %rcx
 	movq	%rcx, TASK_TB+TB_EXIT_RIP(%rdi)
-	pushq	EFLAGS(%rdi)
-	popfq
+	RESTORE_EFLAGS
 	RESTORE_GPRS_BUT_RDI_RSP
 	movq	RSP(%rdi), %rsp
 	movq	RDI(%rdi), %rdi

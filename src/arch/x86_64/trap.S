@@ -359,9 +359,9 @@ ua__patch_entry:
 	popq	EFLAGS(%r11)
 	/* Monitor mode: selector allowing, then the monitor's FS base. */
 	movb	$SEL_ALLOW, TASK_TB+TB_SEL(%r11)
-	cld
 	movq	%r11, %rbx
-	testl	$0x44100, EFLAGS(%rbx)		/* AC, NT, TF */
+	/* The ABI's flags for monitor code, as ua__syscall (entry.S). */
+	testl	$0x44500, EFLAGS(%rbx)		/* AC, NT, DF, TF */
 	jz	1f
 	pushq	$2
 	popfq
