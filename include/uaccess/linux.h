@@ -122,6 +122,31 @@ UA_EXPORT struct ua_task *ua_task_exec_state(struct ua_space *sp,
 UA_EXPORT void ua_exec_state_free(struct ua_exec_state *st);
 
 /**
+ * ua_linux_host_proc() - make the host's /proc entries of this process
+ * describe the program of @t
+ * @t: a task made by ua_task_exec() or ua_task_exec_state(), which
+ *     stands for the whole process (as in uarun)
+ *
+ * Another process reads this process's /proc/<pid>/cmdline, environ,
+ * auxv and the code, data and stack bounds of stat from the host
+ * kernel, which otherwise shows the application that runs the task:
+ * its command line, auxiliary vector and bounds.  After this call they
+ * are the program's: its arguments and environment (read from the space
+ * at each read, as natively; under the mprotect backend, whose space is
+ * inaccessible while the monitor runs, from a copy made here), the
+ * auxiliary vector it was given, its code, data and initial stack.  A
+ * fork inherits them.  The task's own view of /proc/self is the
+ * guest's with or without this call.  The exe link, the memory map and
+ * the descriptors stay the host's.  Call before other threads start:
+ * the host's brk bounds are written back as read.
+ *
+ * Return: 0, -EINVAL (not such a task, or the kernel has no
+ * PR_SET_MM_MAP: built without CONFIG_CHECKPOINT_RESTORE), -EFAULT, or
+ * the kernel's error (-EPERM, -ENOSPC under a small RLIMIT_DATA).
+ */
+UA_EXPORT int ua_linux_host_proc(struct ua_task *t);
+
+/**
  * ua_linux_trace() - print every syscall of @t strace-style on @fd
  * @t: a task made by ua_task_exec()
  * @fd: host descriptor, or -1 to stop

@@ -6,7 +6,8 @@
  * names its code, heap, stack and the files it maps, split and moved as
  * the kernel splits and moves vmas; fdinfo/N describes descriptor N;
  * mem reads and writes the program's memory and nothing else; smaps
- * counts what maps lists.  Run natively and under uarun (with arguments), the
+ * counts what maps lists; a child finds its parent's cmdline, environ,
+ * auxv and stat bounds as its own.  Run natively and under uarun (with arguments), the
  * output must be the same; under uarun the host's files would name the
  * monitor.
  */
@@ -29,6 +30,7 @@
 #include <sys/sendfile.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -1151,6 +1153,60 @@ static void test_smaps(void)
 	test_rollup();
 }
 
+/* Are the two files the same, bytes and length? */
+static int same_file(const char *a, const char *b)
+{
+	size_t la, lb;
+	char *x = slurp(a, &la), *y = slurp(b, &lb);
+	int same = x && y && la && la == lb && !memcmp(x, y, la);
+
+	free(x);
+	free(y);
+	return same;
+}
+
+/*
+ * Another process's entries (the parent's, read by a child, which
+ * shares its memory's contents and its mm's bounds right after fork):
+ * the same as the child's own.  Under uarun another process's entries
+ * are the host's, which would name uarun, but for ua_linux_host_proc().
+ */
+static void test_parent_view(void)
+{
+	static const int fields[] = { 26, 27, 28, 45, 46 };
+	static char mine[4096], theirs[4096];
+	char path[64];
+	int st, same = 1;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return;
+	if (pid) {
+		waitpid(pid, &st, 0);
+		return;
+	}
+	pid = getppid();
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	printf("parent's cmdline is the child's %d\n",
+	       same_file(path, "/proc/self/cmdline"));
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	printf("parent's environ is the child's %d\n",
+	       same_file(path, "/proc/self/environ"));
+	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
+	printf("parent's auxv is the child's %d\n",
+	       same_file(path, "/proc/self/auxv"));
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	read_raw(path, theirs, sizeof(theirs));
+	read_raw("/proc/self/stat", mine, sizeof(mine));
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		same &= stat_field(mine, fields[i]) ==
+			stat_field(theirs, fields[i]);
+	printf("parent's stat code, data and stack bounds are the child's "
+	       "%d\n", same);
+	fflush(stdout);
+	_exit(0);
+}
+
 int main(int argc, char **argv, char **envp)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -1171,6 +1227,7 @@ int main(int argc, char **argv, char **envp)
 	test_stat_bounds(argv);
 	test_task(argv[0]);
 	test_smaps();
+	test_parent_view();
 	printf("done\n");
 	return 0;
 }

@@ -482,6 +482,12 @@ int main(int argc, char **argv)
 	if (c)
 		fprintf(stderr, "uarun: host signals are not forwarded to the "
 			"program: %s\n", strerror(-c));
+	/*
+	 * ps, a shell's jobs and the other guest processes name the program,
+	 * not uarun.  A kernel without PR_SET_MM_MAP keeps uarun's: the
+	 * program's own /proc/self is the guest's either way.
+	 */
+	ua_linux_host_proc(t);
 	ua_stats_reset();
 	drop_startup_text();
 	status = ua_task_run(t);

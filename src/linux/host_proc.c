@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The host kernel's own /proc entries of this process, made to describe
+ * the program: what another process reads in /proc/<pid>/cmdline,
+ * environ, auxv and stat (ps, top, a shell's jobs, and the guest
+ * processes of the same tree, whose monitors pass those opens to the
+ * host) is otherwise uarun's command line and the monitor's auxiliary
+ * vector and bounds.
+ *
+ * The kernel keeps those in the mm (arg_start..env_end, saved_auxv,
+ * start_code...), set by the ELF loader and changeable as a whole by
+ * prctl(PR_SET_MM, PR_SET_MM_MAP), which checkpoint/restore added and
+ * which needs no privilege unless it changes the exe link
+ * (kernel/sys.c, prctl_set_mm_map(); prctl(2)).  The brk bounds go back
+ * as they are: they are the monitor's heap, which its malloc still
+ * grows.  The exe link stays uarun: changing it needs CAP_SYS_ADMIN or
+ * CAP_CHECKPOINT_RESTORE, and uarun's file no longer mapped.
+ *
+ * The kernel reads the strings from the process's memory at each read
+ * (fs/proc/base.c, get_mm_cmdline(): access_remote_vm() without
+ * FOLL_FORCE, and only from anonymous memory), so a program that
+ * rewrites its arguments is seen as natively.  Under the mprotect
+ * backend the space is PROT_NONE whenever the monitor runs, which is
+ * most of the time a process is looked at (waiting for a child, a read),
+ * so the kernel would find nothing there; the strings are then a copy
+ * of the loader's, in monitor memory, and later rewrites are not seen.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+#ifndef PR_SET_MM_MAP
+#define PR_SET_MM 35    /* include/uapi/linux/prctl.h */
+#define PR_SET_MM_MAP 14
+#endif
+
+/* include/uapi/linux/prctl.h struct prctl_mm_map */
+struct host_mm_map {
+	uint64_t start_code, end_code, start_data, end_data;
+	uint64_t start_brk, brk, start_stack;
+	uint64_t arg_start, arg_end, env_start, env_end;
+	uint64_t *auxv;
+	uint32_t auxv_size;
+	uint32_t exe_fd;
+};
+
+/*
+ * The host's start_brk: field 47 of /proc/self/stat (after the command
+ * name, whose parentheses may enclose anything), or 0.
+ */
+static uintptr_t host_start_brk(void)
+{
+	char buf[1024], *p;
+	ssize_t n;
+	int fd, field = 2;
+
+	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strrchr(buf, ')');
+	while (p && field < 47) {
+		p = strchr(p + 1, ' ');
+		field++;
+	}
+	return p ? strtoul(p + 1, NULL, 10) : 0;
+}
+
+/*
+ * Under mprotect, the strings copied into anonymous monitor memory (the
+ * kernel reads them from nothing else): *lo and *hi moved to the copy.
+ */
+static int copy_strings(uintptr_t *lo, uintptr_t *hi)
+{
+	size_t len = *hi - *lo;
+	char *copy;
+
+	copy = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED)
+		return -errno;
+	if (ua_copy_from_user(copy, (const void *)*lo, len)) {
+		munmap(copy, len);
+		return -EFAULT;
+	}
+	*hi = (uintptr_t)copy + len;
+	*lo = (uintptr_t)copy;
+	return 0;
+}
+
+int ua_linux_host_proc(struct ua_task *t)
+{
+	struct lx_proc *p = t ? lx_proc(t) : NULL;
+	struct host_mm_map m = { 0 };
+	uintptr_t lo, hi;
+	int err;
+
+	if (!p || !p->start_code || p->arg_start >= p->env_end)
+		return -EINVAL;
+	m.start_code = p->start_code;
+	m.end_code = p->end_code;
+	m.start_data = p->start_data;
+	m.end_data = p->end_data;
+	m.start_stack = p->start_stack;
+	m.start_brk = host_start_brk();
+	m.brk = (uintptr_t)sbrk(0);
+	if (!m.start_brk || m.brk == (uintptr_t)-1)
+		return -EIO;
+	lo = p->arg_start;
+	hi = p->env_end;
+	if (ua_space_protect(t->sp) == UA_PROTECT_MPROTECT) {
+		struct ua_space *prev = ua_space_use(t->sp);
+
+		err = copy_strings(&lo, &hi);
+		ua_space_use(prev);
+		if (err)
+			return err;
+	}
+	m.arg_start = lo;
+	m.arg_end = lo + (p->arg_end - p->arg_start);
+	m.env_start = lo + (p->env_start - p->arg_start);
+	m.env_end = hi;
+	m.auxv = p->auxv;
+	m.auxv_size = (uint32_t)(p->auxv_words * 8);
+	m.exe_fd = (uint32_t)-1;
+	if (!prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0))
+		return 0;
+	/* A vector longer than the kernel's saved_auxv: the rest without. */
+	if (errno == EINVAL && m.auxv_size) {
+		m.auxv = NULL;
+		m.auxv_size = 0;
+		if (!prctl(PR_SET_MM, PR_SET_MM_MAP, &m, sizeof(m), 0))
+			return 0;
+	}
+	return -errno;
+}
