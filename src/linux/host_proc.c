@@ -27,10 +27,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
@@ -143,4 +147,110 @@ int ua_linux_host_proc(struct ua_task *t)
 			return 0;
 	}
 	return -errno;
+}
+
+/* The pid of "/proc/<pid>/exe" (also through /proc/<pid>/task/<tid>/), or 0. */
+static long exe_pid(const char *path)
+{
+	const char *rest;
+	char *end;
+	long pid, tid;
+
+	if (strncmp(path, "/proc/", 6))
+		return 0;
+	pid = strtol(path + 6, &end, 10);
+	if (end == path + 6 || pid <= 0 || *end != '/')
+		return 0;
+	rest = end + 1;
+	if (!strncmp(rest, "task/", 5)) {
+		tid = strtol(rest + 5, &end, 10);
+		if (end == rest + 5 || tid <= 0 || *end != '/')
+			return 0;
+		rest = end + 1;
+	}
+	return strcmp(rest, "exe") ? 0 : pid;
+}
+
+/* Is the file behind a and b the same (both followed)? */
+static bool same_file(const char *a, const char *b)
+{
+	struct stat x, y;
+
+	return !stat(a, &x) && !stat(b, &y) && x.st_dev == y.st_dev &&
+	       x.st_ino == y.st_ino;
+}
+
+/*
+ * The name of the file host maps of pid shows at addr, into out (size
+ * PATH_MAX): its length, or 0.
+ */
+static size_t mapped_name(long pid, uintptr_t addr, char *out)
+{
+	char path[64], *line = NULL;
+	unsigned long lo, hi;
+	size_t cap = 0, n = 0;
+	int at = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (getline(&line, &cap, f) > 0) {
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi,
+			   &at) < 2 || !at || addr < lo || addr >= hi)
+			continue;
+		n = strcspn(line + at, "\n");
+		if (line[at] == '/' && n < PATH_MAX) {
+			memcpy(out, line + at, n);
+			out[n] = 0;
+		} else {
+			n = 0;
+		}
+		break;
+	}
+	free(line);
+	fclose(f);
+	return n;
+}
+
+/*
+ * ua__lx_other_exe(): for /proc/<pid>/exe of another uarun process (its
+ * host exe is this monitor's own file), the program it runs, into out
+ * (size PATH_MAX, NUL-terminated): the file the host maps at the start
+ * of the code ua_linux_host_proc() gave its stat.  The length, or 0
+ * where the host's own link stands: not such a path, another program,
+ * or a process whose stat still names the monitor's code.
+ */
+size_t ua__lx_other_exe(const char *path, char *out)
+{
+	char st[1024], *p;
+	long pid = exe_pid(path);
+	uintptr_t code;
+	ssize_t n;
+	int fd, field = 2;
+	size_t len;
+
+	if (!pid || pid == getpid() || !same_file(path, "/proc/self/exe"))
+		return 0;
+	snprintf(st, sizeof(st), "/proc/%ld/stat", pid);
+	fd = open(st, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, st, sizeof(st) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	st[n] = 0;
+	p = strrchr(st, ')');
+	while (p && field < 26) {
+		p = strchr(p + 1, ' ');
+		field++;
+	}
+	code = p ? strtoul(p + 1, NULL, 10) : 0;
+	len = code ? mapped_name(pid, code, out) : 0;
+	/* Not described: its code is the monitor's, in this very file. */
+	if (len && same_file(out, "/proc/self/exe"))
+		return 0;
+	return len;
 }

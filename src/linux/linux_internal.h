@@ -315,6 +315,8 @@ UA_HIDDEN long ua__lx_mem_rw(struct ua_task *t, struct lx_file *f,
 UA_HIDDEN long ua__lx_procfs_getdents(struct ua_task *t, struct lx_file *f,
 				      void *ubuf, size_t count);
 /* readlink of the guest's own exe or fd/N: length, -errno, -ENOSYS. */
+/* host_proc.c: another uarun process's program, for its exe link. */
+UA_HIDDEN size_t ua__lx_other_exe(const char *path, char *out);
 UA_HIDDEN long ua__lx_procfs_readlink(struct ua_task *t, const char *path,
 				      char *out, size_t size);
 

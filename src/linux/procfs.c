@@ -378,6 +378,19 @@ static long fd_link(struct ua_task *t, long fd, char *out, size_t size)
 	return n < 0 ? -errno : n;
 }
 
+/* Another uarun process's exe link (host_proc.c), or -ENOSYS. */
+static long other_exe_link(const char *path, char *out, size_t size)
+{
+	char exe[PATH_MAX];
+	size_t n = ua__lx_other_exe(path, exe);
+
+	if (!n)
+		return -ENOSYS;
+	n = n < size ? n : size;
+	memcpy(out, exe, n);
+	return (long)n;
+}
+
 /*
  * ua__lx_procfs_readlink(): the target of the guest's own exe or fd/N
  * link at path into out (not terminated), its length, -errno, or
@@ -401,7 +414,7 @@ long ua__lx_procfs_readlink(struct ua_task *t, const char *path, char *out,
 	case PROC_FD:
 		return fd_link(t, fd, out, size);
 	case PROC_NONE:
-		return -ENOSYS;
+		return other_exe_link(path, out, size);
 	default:
 		return -EINVAL; /* not a link */
 	}
@@ -499,8 +512,14 @@ void ua__lx_procfs_host_path(struct ua_task *t, char *path, bool follow)
 	long fd, n, tid;
 	int h;
 
-	if (own_entry(path, &fd, &tid) != PROC_FD)
+	if (own_entry(path, &fd, &tid) != PROC_FD) {
+		char exe[PATH_MAX];
+
+		/* Another uarun process's exe: its program's file. */
+		if (follow && ua__lx_other_exe(path, exe))
+			memcpy(path, exe, strlen(exe) + 1);
 		return;
+	}
 	f = tid && !guest_tid(t, tid) ? NULL : ua__lx_file(t, fd);
 	h = !f ? -EBADF :
 	    f->kind == LX_FD_HOST ? f->host :
@@ -555,8 +574,16 @@ long ua__lx_procfs_open(struct ua_task *t, const char *path, int flags)
 	enum proc_entry e = own_entry(path, &fd, &tid);
 	int memfd;
 
-	if (e == PROC_NONE)
-		return -ENOSYS;
+	if (e == PROC_NONE) {
+		char exe[PATH_MAX];
+		long h;
+
+		/* Another uarun process's exe: its program's file afresh. */
+		if (!ua__lx_other_exe(path, exe))
+			return -ENOSYS;
+		h = open(exe, flags | O_CLOEXEC, 0);
+		return h < 0 ? -errno : ua__lx_host_above_stdio((int)h);
+	}
 	/* The monitor's threads have entries in the host's task/ only. */
 	if (tid && !guest_tid(t, tid))
 		return -ENOENT;

@@ -7,7 +7,7 @@
  * the kernel splits and moves vmas; fdinfo/N describes descriptor N;
  * mem reads and writes the program's memory and nothing else; smaps
  * counts what maps lists; a child finds its parent's cmdline, environ,
- * auxv and stat bounds as its own.  Run natively and under uarun (with arguments), the
+ * auxv, exe and stat bounds as its own.  Run natively and under uarun (with arguments), the
  * output must be the same; under uarun the host's files would name the
  * monitor.
  */
@@ -1169,7 +1169,8 @@ static int same_file(const char *a, const char *b)
  * Another process's entries (the parent's, read by a child, which
  * shares its memory's contents and its mm's bounds right after fork):
  * the same as the child's own.  Under uarun another process's entries
- * are the host's, which would name uarun, but for ua_linux_host_proc().
+ * are the host's, which would name uarun, but for ua_linux_host_proc()
+ * (and the monitor's reading of exe from what it told the host).
  */
 static void test_parent_view(void)
 {
@@ -1195,6 +1196,10 @@ static void test_parent_view(void)
 	snprintf(path, sizeof(path), "/proc/%d/auxv", (int)pid);
 	printf("parent's auxv is the child's %d\n",
 	       same_file(path, "/proc/self/auxv"));
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	snprintf(mine, sizeof(mine), "%s", link_of("/proc/self/exe"));
+	printf("parent's exe is the child's %d\n",
+	       *mine != '<' && !strcmp(link_of(path), mine));
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	read_raw(path, theirs, sizeof(theirs));
 	read_raw("/proc/self/stat", mine, sizeof(mine));
