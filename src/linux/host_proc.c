@@ -40,7 +40,7 @@
 #include "linux_internal.h"
 
 #ifndef PR_SET_MM_MAP
-#define PR_SET_MM 35    /* include/uapi/linux/prctl.h */
+#define PR_SET_MM 35 /* include/uapi/linux/prctl.h */
 #define PR_SET_MM_MAP 14
 #endif
 
@@ -197,8 +197,11 @@ static size_t mapped_name(long pid, uintptr_t addr, char *out)
 	if (!f)
 		return 0;
 	while (getline(&line, &cap, f) > 0) {
-		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi,
-			   &at) < 2 || !at || addr < lo || addr >= hi)
+		/* start-end perms offset dev inode, then the name */
+		int got = sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi,
+				 &at);
+
+		if (got < 2 || !at || addr < lo || addr >= hi)
 			continue;
 		n = strcspn(line + at, "\n");
 		if (line[at] == '/' && n < PATH_MAX) {
