@@ -189,7 +189,6 @@ static size_t mapped_name(long pid, uintptr_t addr, char *out)
 	char path[64], *line = NULL;
 	unsigned long lo, hi;
 	size_t cap = 0, n = 0;
-	int at = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%ld/maps", pid);
@@ -198,8 +197,8 @@ static size_t mapped_name(long pid, uintptr_t addr, char *out)
 		return 0;
 	while (getline(&line, &cap, f) > 0) {
 		/* start-end perms offset dev inode, then the name */
-		int got = sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi,
-				 &at);
+		int at = 0, got = sscanf(line, "%lx-%lx %*s %*s %*s %*s %n",
+					 &lo, &hi, &at);
 
 		if (got < 2 || !at || addr < lo || addr >= hi)
 			continue;
