@@ -55,16 +55,21 @@ struct host_mm_map {
 };
 
 /*
- * The host's start_brk: field 47 of /proc/self/stat (after the command
- * name, whose parentheses may enclose anything), or 0.
+ * Field k (1-based, as proc(5) counts) of the host's /proc/<pid>/stat,
+ * pid 0 for this process's, counted after the command name, whose
+ * parentheses may enclose anything; 0 if it cannot be read.
  */
-static uintptr_t host_start_brk(void)
+static uintptr_t stat_field(long pid, int k)
 {
 	char buf[1024], *p;
 	ssize_t n;
 	int fd, field = 2;
 
-	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (pid)
+		snprintf(buf, sizeof(buf), "/proc/%ld/stat", pid);
+	else
+		snprintf(buf, sizeof(buf), "/proc/self/stat");
+	fd = open(buf, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -73,7 +78,7 @@ static uintptr_t host_start_brk(void)
 		return 0;
 	buf[n] = 0;
 	p = strrchr(buf, ')');
-	while (p && field < 47) {
+	while (p && field < k) {
 		p = strchr(p + 1, ' ');
 		field++;
 	}
@@ -116,7 +121,7 @@ int ua_linux_host_proc(struct ua_task *t)
 	m.start_data = p->start_data;
 	m.end_data = p->end_data;
 	m.start_stack = p->start_stack;
-	m.start_brk = host_start_brk();
+	m.start_brk = stat_field(0, 47); /* start_brk */
 	m.brk = (uintptr_t)sbrk(0);
 	if (!m.start_brk || m.brk == (uintptr_t)-1)
 		return -EIO;
@@ -226,30 +231,13 @@ static size_t mapped_name(long pid, uintptr_t addr, char *out)
  */
 size_t ua__lx_other_exe(const char *path, char *out)
 {
-	char st[1024], *p;
 	long pid = exe_pid(path);
 	uintptr_t code;
-	ssize_t n;
-	int fd, field = 2;
 	size_t len;
 
 	if (!pid || pid == getpid() || !same_file(path, "/proc/self/exe"))
 		return 0;
-	snprintf(st, sizeof(st), "/proc/%ld/stat", pid);
-	fd = open(st, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, st, sizeof(st) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	st[n] = 0;
-	p = strrchr(st, ')');
-	while (p && field < 26) {
-		p = strchr(p + 1, ' ');
-		field++;
-	}
-	code = p ? strtoul(p + 1, NULL, 10) : 0;
+	code = stat_field(pid, 26); /* startcode */
 	len = code ? mapped_name(pid, code, out) : 0;
 	/* Not described: its code is the monitor's, in this very file. */
 	if (len && same_file(out, "/proc/self/exe"))
