@@ -141,8 +141,9 @@ UA_EXPORT void ua_exec_state_free(struct ua_exec_state *st);
  * the host's brk bounds are written back as read.
  *
  * Return: 0, -EINVAL (not such a task, or the kernel has no
- * PR_SET_MM_MAP: built without CONFIG_CHECKPOINT_RESTORE), -EFAULT, or
- * the kernel's error (-EPERM, -ENOSPC under a small RLIMIT_DATA).
+ * PR_SET_MM_MAP: built without CONFIG_CHECKPOINT_RESTORE), -EIO (the
+ * host's brk bounds cannot be read), -EFAULT, -ENOMEM, or the kernel's
+ * error (-EPERM, -ENOSPC under a small RLIMIT_DATA).
  */
 UA_EXPORT int ua_linux_host_proc(struct ua_task *t);
 
