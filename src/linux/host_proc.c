@@ -116,6 +116,8 @@ int ua_linux_host_proc(struct ua_task *t)
 
 	if (!p || !p->start_code || p->arg_start >= p->env_end)
 		return -EINVAL;
+	/* The entries only this monitor knows, for other processes. */
+	ua__xreq_set_handler(ua__lx_remote_answer);
 	m.start_code = p->start_code;
 	m.end_code = p->end_code;
 	m.start_data = p->start_data;

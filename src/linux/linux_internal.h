@@ -315,6 +315,15 @@ UA_HIDDEN long ua__lx_mem_rw(struct ua_task *t, struct lx_file *f,
 UA_HIDDEN long ua__lx_procfs_getdents(struct ua_task *t, struct lx_file *f,
 				      void *ubuf, size_t count);
 /* readlink of the guest's own exe or fd/N: length, -errno, -ENOSYS. */
+/* procfs.c, for proc_remote.c: another process's entries. */
+UA_HIDDEN int ua__lx_procfs_other(const char *path, long *pid, long *arg);
+UA_HIDDEN long ua__lx_procfs_fill(struct ua_task *t, int fd, int e, long arg);
+UA_HIDDEN long ua__lx_procfs_read_only(int memfd);
+/* proc_remote.c: asking another uarun process's monitor. */
+UA_HIDDEN long ua__lx_remote_open(struct ua_task *t, const char *path,
+				  int flags);
+UA_HIDDEN void ua__lx_remote_answer(struct ua_task *t, pid_t from,
+				    uint64_t value);
 /* host_proc.c: another uarun process's program, for its exe link. */
 UA_HIDDEN size_t ua__lx_other_exe(const char *path, char *out);
 UA_HIDDEN long ua__lx_procfs_readlink(struct ua_task *t, const char *path,

@@ -342,8 +342,47 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn,
 	}
 }
 
+/*
+ * ua__lx_procfs_other(): the entry of another process that path names
+ * and its monitor is asked for (proc_remote.c): maps, smaps,
+ * smaps_rollup or fdinfo/N of /proc/<pid>, as a number for the
+ * question, or 0.  The pid in *pid, N in *arg.
+ */
+int ua__lx_procfs_other(const char *path, long *pid, long *arg)
+{
+	static const char *const names[] = {
+		[PROC_MAPS] = "maps",
+		[PROC_SMAPS] = "smaps",
+		[PROC_ROLLUP] = "smaps_rollup",
+	};
+	const char *rest;
+	char *end;
+
+	if (strncmp(path, "/proc/", 6))
+		return 0;
+	*pid = strtol(path + 6, &end, 10);
+	if (end == path + 6 || *end != '/' || *pid <= 0 || *pid == getpid())
+		return 0;
+	rest = end + 1;
+	for (int e = PROC_MAPS; e <= PROC_ROLLUP; e++)
+		if (!strcmp(rest, names[e]))
+			return e;
+	if (!strncmp(rest, "fdinfo/", 7))
+		return fd_entry(rest + 7, arg, PROC_FDINFO);
+	return 0;
+}
+
+/* ua__lx_procfs_fill(): what ua__lx_procfs_other() named, on fd. */
+long ua__lx_procfs_fill(struct ua_task *t, int fd, int e, long arg)
+{
+	if (e != PROC_MAPS && e != PROC_SMAPS && e != PROC_ROLLUP &&
+	    e != PROC_FDINFO)
+		return -EINVAL;
+	return fill(t, fd, (enum proc_entry)e, arg, 0);
+}
+
 /* A read-only descriptor, 3 or above, on the content in memfd. */
-static long read_only(int memfd)
+long ua__lx_procfs_read_only(int memfd)
 {
 	char self[32];
 	int fd;
@@ -578,6 +617,10 @@ long ua__lx_procfs_open(struct ua_task *t, const char *path, int flags)
 		char exe[PATH_MAX];
 		long h;
 
+		/* Another uarun process's entries: asked of its monitor. */
+		h = ua__lx_remote_open(t, path, flags);
+		if (h != -ENOSYS)
+			return h;
 		/* Another uarun process's exe: its program's file afresh. */
 		if (!ua__lx_other_exe(path, exe))
 			return -ENOSYS;
@@ -611,7 +654,7 @@ long ua__lx_procfs_open(struct ua_task *t, const char *path, int flags)
 		return -errno;
 	err = fill(t, memfd, e, fd, tid);
 	if (!err)
-		err = read_only(memfd);
+		err = ua__lx_procfs_read_only(memfd);
 	close(memfd);
 	return err;
 }

@@ -80,6 +80,7 @@ static int wait_for(struct ua_task *t, const struct timespec *deadline,
 
 		if (!deadline) {
 			pthread_cond_wait(&s->cond, &s->lock);
+			ua__sig_wait_answer(t);
 			continue;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -92,6 +93,7 @@ static int wait_for(struct ua_task *t, const struct timespec *deadline,
 		clock_gettime(CLOCK_REALTIME, &abs);
 		ua__lx_ts_add(&abs, &left);
 		pthread_cond_timedwait(&s->cond, &s->lock, &abs);
+		ua__sig_wait_answer(t);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return ret;

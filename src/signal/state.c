@@ -482,6 +482,31 @@ void ua__sig_flush(struct ua_task *t, int sig)
 }
 
 /*
+ * After each wake of a sleep on s->cond, with s->lock held: questions
+ * other monitors filed (xreq.c), answered with the lock let go.
+ */
+void ua__sig_wait_answer(struct ua_task *t)
+{
+	struct ua_sigstate *s = t->sig;
+
+	if (ua_likely(!ua__xreq_filed()))
+		return;
+	pthread_mutex_unlock(&s->lock);
+	ua__xreq_serve(t);
+	pthread_mutex_lock(&s->lock);
+}
+
+/* hooks->poke: a wake that gives the sleeper nothing. */
+static void poke(struct ua_task *t)
+{
+	struct ua_sigstate *s = t->sig;
+
+	pthread_mutex_lock(&s->lock);
+	wake(s);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
  * Sleep in the monitor until a signal is deliverable or done() says so.
  * done() runs with the task's signal lock held.
  */
@@ -492,8 +517,10 @@ void ua__sig_wait(struct ua_task *t, bool (*done)(struct ua_task *, void *),
 
 	pthread_mutex_lock(&s->lock);
 	while (!(ua__sig_pending(s) & ~s->blocked) &&
-	       !(done && done(t, arg)))
+	       !(done && done(t, arg))) {
 		pthread_cond_wait(&s->cond, &s->lock);
+		ua__sig_wait_answer(t);
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -541,6 +568,8 @@ bool ua__sig_interrupted(struct ua_task *t)
 
 	t->irq_pending = 0;
 	atomic_thread_fence(memory_order_seq_cst);
+	/* Another monitor's question may be what interrupted (xreq.c). */
+	ua__xreq_serve(t);
 	if (ua__host_sig_pending(t))
 		ua__host_sig_drain();
 	return (ua__sig_pending(s) & ~atomic_load(&s->blocked)) != 0;
@@ -565,6 +594,7 @@ static const struct ua_task_hooks sig_hooks = {
 	.exit_work = ua__sig_exit_work,
 	.guest_fault = ua__sig_guest_fault,
 	.host_signal = host_signal,
+	.poke = poke,
 };
 
 __attribute__((constructor)) static void signal_init(void)

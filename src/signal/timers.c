@@ -313,6 +313,7 @@ static long sleep_until(struct ua_task *t, uint64_t deadline, uint64_t rem)
 		      (deadline - now);
 		rt = ns_to_ts(abs);
 		pthread_cond_timedwait(&s->cond, &s->lock, &rt);
+		ua__sig_wait_answer(t);
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!interrupted)

@@ -192,6 +192,30 @@ void ua__host_sig_drain(void)
 	atomic_fetch_sub(&ua__hs_busy, 1);
 }
 
+/* Async-signal-safe: the forwarding thread looks again (xreq.c). */
+void ua__host_sig_poke(void)
+{
+	uint64_t one = 1;
+
+	if (hs_efd >= 0 && write(hs_efd, &one, sizeof(one)) < 0) {
+		/* Full: the thread is awake. */
+	}
+}
+
+/* A target asleep in the monitor wakes to answer another monitor. */
+static void poke_target(void)
+{
+	struct ua_task *t;
+
+	if (!ua__xreq_filed())
+		return;
+	pthread_mutex_lock(&drain_lock);
+	t = atomic_load(&ua__hs_target);
+	if (t && ua__task_hooks && ua__task_hooks->poke)
+		ua__task_hooks->poke(t);
+	pthread_mutex_unlock(&drain_lock);
+}
+
 /* The forwarding thread: every signal blocked, woken by the handler. */
 static void *hs_thread(void *arg)
 {
@@ -204,6 +228,7 @@ static void *hs_thread(void *arg)
 		if (read(hs_efd, &v, sizeof(v)) < 0 && errno != EINTR)
 			return NULL;
 		ua__host_sig_drain();
+		poke_target();
 	}
 }
 

@@ -151,6 +151,9 @@ ua__irq_handler(int sig, siginfo_t *info, void *uc)
 	/* Only the library's own kicks: tgkill() from this process. */
 	else if (info->si_code == SI_TKILL && info->si_pid == irq_pid)
 		irq_body(uc);
+	/* A question from another monitor (xreq.c): answered as a kick. */
+	else if (info->si_code == SI_QUEUE && ua__xreq_post(info))
+		irq_body(uc);
 	/* The parent-death signal (ppid.c), or a kill(): ask the host. */
 	else if (info->si_code == SI_USER)
 		ua__ppid_changed(info, uc);
@@ -239,6 +242,7 @@ int ua_interrupt_signal(void)
 void ua__irq_after_fork(void)
 {
 	irq_pid = getpid();
+	ua__xreq_after_fork();
 }
 
 void ua__task_kick(struct ua_task *t)

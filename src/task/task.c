@@ -506,6 +506,9 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 	/* An interrupt from here on sets it again: the exit code re-checks. */
 	t->irq_pending = 0;
 	atomic_signal_fence(memory_order_seq_cst);
+	/* Not with a window left open to fold into the unlock. */
+	if (!ua_self.win_kind)
+		ua__xreq_serve(t);
 	if (ua__task_hooks && ua__task_hooks->exit_work)
 		ua__task_hooks->exit_work(t);
 	/* Back to the interrupted instant, no frame built: its whole state. */

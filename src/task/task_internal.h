@@ -337,6 +337,9 @@ struct ua_task_hooks {
 	bool (*guest_fault)(struct ua_task *t, int sig, const siginfo_t *info);
 	/* A host signal forwarded to t (hostsig.c), in ordinary context. */
 	void (*host_signal)(struct ua_task *t, int sig, const siginfo_t *info);
+	/* Wake t from a sleep in the monitor with nothing for it, so that
+	 * it answers the questions xreq.c filed. */
+	void (*poke)(struct ua_task *t);
 };
 
 typedef long (*ua_syscall_fn)(struct ua_task *t, struct ua_pt_regs *regs);
@@ -526,6 +529,22 @@ static inline UA_FAST void ua__rewrite_regs(struct ua_pt_regs *r)
 	r->rcx = r->rip;
 	r->r11 = r->eflags;
 }
+
+/*
+ * xreq.c: questions from other processes' monitors, filed by the
+ * interrupt signal's handler and answered by the function the Linux
+ * layer registers (proc_remote.c), on a task's thread.  A question's
+ * sigqueue() value has UA_XREQ_MARK in its top 16 bits.
+ */
+#define UA_XREQ_MARK 0x7551u
+typedef void (*ua__xreq_fn)(struct ua_task *t, pid_t from, uint64_t value);
+UA_HIDDEN void ua__xreq_set_handler(ua__xreq_fn fn);
+UA_HIDDEN bool ua__xreq_post(const siginfo_t *info);
+UA_HIDDEN void ua__xreq_serve(struct ua_task *t);
+UA_HIDDEN void ua__xreq_after_fork(void);
+UA_HIDDEN bool ua__xreq_filed(void);
+/* hostsig.c: wake the forwarding thread, which pokes the target. */
+UA_HIDDEN void ua__host_sig_poke(void);
 
 /* trap_fast.c, trap_rewrite.c: the rewrite entry's fast path */
 UA_HIDDEN int ua__fast_rewrite(struct ua_task *t);

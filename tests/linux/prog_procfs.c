@@ -7,7 +7,7 @@
  * the kernel splits and moves vmas; fdinfo/N describes descriptor N;
  * mem reads and writes the program's memory and nothing else; smaps
  * counts what maps lists; a child finds its parent's cmdline, environ,
- * auxv, exe and stat bounds as its own.  Run natively and under uarun (with arguments), the
+ * auxv, exe, stat bounds, maps and fdinfo as its own.  Run natively and under uarun (with arguments), the
  * output must be the same; under uarun the host's files would name the
  * monitor.
  */
@@ -1175,7 +1175,7 @@ static int same_file(const char *a, const char *b)
 static void test_parent_view(void)
 {
 	static const int fields[] = { 26, 27, 28, 45, 46 };
-	static char mine[4096], theirs[4096];
+	static char mine[65536], theirs[65536];
 	char path[64];
 	int st, same = 1;
 	pid_t pid = fork();
@@ -1208,8 +1208,59 @@ static void test_parent_view(void)
 			stat_field(theirs, fields[i]);
 	printf("parent's stat code, data and stack bounds are the child's "
 	       "%d\n", same);
+	/* What only the parent's monitor knows: its guest's view. */
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	read_raw(path, theirs, sizeof(theirs));
+	read_raw("/proc/self/maps", mine, sizeof(mine));
+	printf("parent's maps are the child's %d\n",
+	       *mine && !strcmp(mine, theirs));
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)pid);
+	read_raw(path, theirs, sizeof(theirs));
+	read_raw("/proc/self/smaps_rollup", mine, sizeof(mine));
+	printf("parent's smaps_rollup spans the child's %d\n",
+	       *mine && !strncmp(mine, theirs, strcspn(mine, "\n")));
+	snprintf(path, sizeof(path), "/proc/%d/fdinfo/1", (int)pid);
+	read_raw(path, theirs, sizeof(theirs));
+	read_raw("/proc/self/fdinfo/1", mine, sizeof(mine));
+	printf("parent's fdinfo/1 is the child's %d\n",
+	       *mine && !strcmp(mine, theirs));
 	fflush(stdout);
 	_exit(0);
+}
+
+/*
+ * The same the other way, of a child asleep in pause(): under uarun
+ * a sleep the monitor keeps, from which its monitor must wake to answer.
+ */
+static void test_child_view(void)
+{
+	static char mine[65536], theirs[65536];
+	char path[64], c;
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe(p))
+		return;
+	pid = fork();
+	if (pid < 0)
+		return;
+	if (!pid) {
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	if (read(p[0], &c, 1) == 1) {
+		snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+		read_raw(path, theirs, sizeof(theirs));
+		read_raw("/proc/self/maps", mine, sizeof(mine));
+		printf("sleeping child's maps are the parent's %d\n",
+		       *mine && !strcmp(mine, theirs));
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	close(p[0]);
+	close(p[1]);
 }
 
 int main(int argc, char **argv, char **envp)
@@ -1233,6 +1284,7 @@ int main(int argc, char **argv, char **envp)
 	test_task(argv[0]);
 	test_smaps();
 	test_parent_view();
+	test_child_view();
 	printf("done\n");
 	return 0;
 }

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Another guest process's maps, smaps, smaps_rollup and fdinfo/N.  The
+ * host's files of that process describe its monitor (every mapping of
+ * the monitor, descriptors by the monitor's numbers); only its own
+ * monitor knows the guest's view.  So a guest's open of one is a
+ * question to that monitor (src/task/xreq.c), which writes the answer
+ * with the same code that serves its own guest (procfs.c fill()):
+ *
+ *   asker                                    answerer (pid P)
+ *   memfd "uarun-proc-P-<seq>", a pipe
+ *   sigqueue(P, interrupt signal, question)
+ *                                            filed by the handler; on its
+ *                                            task's thread, no lock held:
+ *                                            open /proc/<asker>/fd/<memfd>,
+ *                                            write the entry, close;
+ *   poll the pipe ...                        one byte (0: done) into the
+ *                                            pipe, through /proc likewise
+ *   the memfd, reopened read-only, is
+ *   the guest's descriptor
+ *
+ * Asked only of a process whose host exe is this monitor's own file and
+ * whose host status shows the interrupt signal caught (its handler is
+ * in: the signal does not kill it).  The answerer checks that the
+ * descriptors it is pointed at are such a memfd and a pipe before it
+ * writes.  A process that does not answer within ASK_MS (stopped, or
+ * asleep where no interrupt reaches: pause() and the other waits the
+ * engine serves itself) is shown as the host has it, as is any
+ * question that cannot be put (descriptors past the 12 bits the
+ * question has for them).  stat and status are not asked: ps and top
+ * read them for every process, and the host's now name the program
+ * (host_proc.c).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux_internal.h"
+
+#define ASK_MS 1000
+
+/*
+ * The question, 64 bits: the mark (16, xreq.c), the entry (4), the
+ * memfd and the pipe's write end (12 each), fdinfo's N (10), and a
+ * sequence number (10) that the memfd's name repeats, so that a late
+ * answer to a question given up on never lands in a later one's memfd.
+ */
+#define Q_FD_MAX 4096
+
+static uint64_t question(int e, int memfd, int pipefd, long arg, unsigned seq)
+{
+	return (uint64_t)UA_XREQ_MARK << 48 | (uint64_t)(e & 15) << 44 |
+	       (uint64_t)memfd << 32 | (uint64_t)pipefd << 20 |
+	       (uint64_t)(arg & 1023) << 10 | (seq & 1023);
+}
+
+/* Is pid another monitor of this kind, with its interrupt handler in? */
+static bool answers(long pid, int sig)
+{
+	char path[64], line[256];
+	struct stat a, b;
+	bool caught = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
+	if (stat(path, &a) || stat("/proc/self/exe", &b) ||
+	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long m;
+
+		if (sscanf(line, "SigCgt: %llx", &m) == 1) {
+			caught = (m >> (sig - 1)) & 1;
+			break;
+		}
+	}
+	fclose(f);
+	return caught;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000 +
+	       (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/*
+ * Wait for the answer's byte; questions put to this monitor meanwhile
+ * are answered here (two monitors asking each other would otherwise
+ * each wait out the other).
+ */
+static bool wait_answer(struct ua_task *t, int rfd)
+{
+	struct pollfd pfd = { .fd = rfd, .events = POLLIN };
+	struct timespec t0;
+	char done = 1;
+	long left;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while ((left = ASK_MS - ms_since(&t0)) > 0) {
+		int n = poll(&pfd, 1, (int)left);
+
+		if (n < 0 && errno == EINTR) {
+			ua__xreq_serve(t);
+			continue;
+		}
+		if (n <= 0)
+			return false;
+		return read(rfd, &done, 1) == 1 && done == 0;
+	}
+	return false;
+}
+
+long ua__lx_remote_open(struct ua_task *t, const char *path, int flags)
+{
+	static _Atomic unsigned seq;
+	int sig = ua_interrupt_signal(), memfd = -1, p[2] = { -1, -1 };
+	long pid, arg = 0, ret = -ENOSYS;
+	unsigned n = atomic_fetch_add(&seq, 1) & 1023;
+	char name[64];
+	union sigval v;
+	int e;
+
+	e = ua__lx_procfs_other(path, &pid, &arg);
+	if (!e || !sig || (flags & O_ACCMODE) != O_RDONLY ||
+	    (flags & (O_CREAT | O_DIRECTORY)) || !answers(pid, sig))
+		return -ENOSYS;
+	snprintf(name, sizeof(name), "uarun-proc-%ld-%u", pid, n);
+	memfd = memfd_create(name, MFD_CLOEXEC);
+	if (memfd < 0 || pipe2(p, O_CLOEXEC) || memfd >= Q_FD_MAX ||
+	    p[1] >= Q_FD_MAX)
+		goto out;
+	v.sival_ptr = (void *)(uintptr_t)question(e, memfd, p[1], arg, n);
+	if (sigqueue((pid_t)pid, sig, v))
+		goto out;
+	if (wait_answer(t, p[0]))
+		ret = ua__lx_procfs_read_only(memfd);
+out:
+	if (memfd >= 0)
+		close(memfd);
+	if (p[0] >= 0) {
+		close(p[0]);
+		close(p[1]);
+	}
+	return ret;
+}
+
+/* Does asker's descriptor fd lead to want (a prefix when !exact)? */
+static bool link_is(pid_t asker, int fd, const char *want, bool exact)
+{
+	char path[64], link[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)asker, fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = 0;
+	return exact ? !strcmp(link, want) : !strncmp(link, want, strlen(want));
+}
+
+static int open_asker_fd(pid_t asker, int fd, int flags)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)asker, fd);
+	return open(path, flags | O_CLOEXEC);
+}
+
+void ua__lx_remote_answer(struct ua_task *t, pid_t from, uint64_t q)
+{
+	int e = (int)(q >> 44) & 15, memfd = (int)(q >> 32) & 0xfff;
+	int pipefd = (int)(q >> 20) & 0xfff, fd;
+	long arg = (long)(q >> 10) & 1023;
+	unsigned n = (unsigned)q & 1023;
+	char want[80], done = 1;
+
+	snprintf(want, sizeof(want), "/memfd:uarun-proc-%d-%u (deleted)",
+		 (int)getpid(), n);
+	if (!link_is(from, memfd, want, true) ||
+	    !link_is(from, pipefd, "pipe:", false))
+		return;
+	fd = open_asker_fd(from, memfd, O_WRONLY);
+	if (fd >= 0) {
+		done = ua__lx_procfs_fill(t, fd, e, arg) ? 1 : 0;
+		close(fd);
+	}
+	fd = open_asker_fd(from, pipefd, O_WRONLY | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	if (write(fd, &done, 1) != 1)
+		done = 1;
+	close(fd);
+}
