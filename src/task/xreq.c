@@ -75,8 +75,8 @@ void ua__xreq_serve(struct ua_task *t)
 		pid_t from;
 
 		/* Another thread of the process may be answering it. */
-		if (!atomic_compare_exchange_strong(&slots[i].state,
-						    &was_filed, 3))
+		if (!atomic_compare_exchange_strong(&slots[i].state, &was_filed,
+						    3))
 			continue;
 		from = slots[i].from;
 		value = slots[i].value;
