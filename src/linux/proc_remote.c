@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Another guest process's maps, smaps, smaps_rollup and fdinfo/N.  The
+ * Another guest process's maps, smaps, smaps_rollup, status, stat and
+ * fdinfo/N.  The
  * host's files of that process describe its monitor (every mapping of
  * the monitor, descriptors by the monitor's numbers); only its own
  * monitor knows the guest's view.  So a guest's open of one is a
@@ -19,17 +20,16 @@
  *   the memfd, reopened read-only, is
  *   the guest's descriptor
  *
- * Asked only of a process whose host exe is this monitor's own file and
+ * Asked only of a process whose host exe is this monitor's own file,
  * whose host status shows the interrupt signal caught (its handler is
- * in: the signal does not kill it).  The answerer checks that the
+ * in: the signal does not kill it) and which is neither stopped nor
+ * traced nor dead (it could not answer; its host files are shown).  The answerer checks that the
  * descriptors it is pointed at are such a memfd and a pipe before it
  * writes.  A process that does not answer within ASK_MS (stopped, or
  * asleep where no interrupt reaches: pause() and the other waits the
  * engine serves itself) is shown as the host has it, as is any
  * question that cannot be put (descriptors past the 12 bits the
- * question has for them).  stat and status are not asked: ps and top
- * read them for every process, and the host's now name the program
- * (host_proc.c).
+ * question has for them).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,8 +63,12 @@ static uint64_t question(int e, int memfd, int pipefd, long arg, unsigned seq)
 	       (uint64_t)(arg & 1023) << 10 | (seq & 1023);
 }
 
-/* Is pid another monitor of this kind, with its interrupt handler in? */
-static bool answers(long pid, int sig)
+/*
+ * Is pid another monitor of this kind, with its interrupt handler in,
+ * and running or asleep?  Its host State value ("S (sleeping)") into
+ * state.
+ */
+static bool answers(long pid, int sig, char state[32])
 {
 	char path[64], line[256];
 	struct stat a, b;
@@ -82,13 +86,15 @@ static bool answers(long pid, int sig)
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long m;
 
+		if (!*state && sscanf(line, "State: %31[^\n]", state) == 1)
+			continue;
 		if (sscanf(line, "SigCgt: %llx", &m) == 1) {
 			caught = (m >> (sig - 1)) & 1;
 			break;
 		}
 	}
 	fclose(f);
-	return caught;
+	return caught && strchr("RSD", *state);
 }
 
 static long ms_since(const struct timespec *t0)
@@ -127,19 +133,51 @@ static bool wait_answer(struct ua_task *t, int rfd)
 	return false;
 }
 
+/*
+ * The answer of a stat or status, written while the answerer ran: its
+ * state is the one the host gave before it was asked (a process asleep
+ * in wait4() is S, not R).
+ */
+static void put_state(int memfd, const char *path, const char *state)
+{
+	const char *name = strrchr(path, '/') + 1;
+	char buf[8192], out[8192], *at;
+	ssize_t n = pread(memfd, buf, sizeof(buf) - 1, 0);
+	size_t len = 0, skip;
+
+	if (n <= 0)
+		return;
+	buf[n] = 0;
+	if (!strcmp(name, "stat")) {
+		at = strrchr(buf, ')');
+		if (at && at[1] == ' ' && at[2])
+			pwrite(memfd, state, 1, at + 2 - buf);
+		return;
+	}
+	at = strstr(buf, "\nState:\t");
+	if (!at)
+		return;
+	at += 8;
+	skip = strcspn(at, "\n");
+	len = (size_t)snprintf(out, sizeof(out), "%.*s%s%s",
+			       (int)(at - buf), buf, state, at + skip);
+	if (len < sizeof(out) && !ftruncate(memfd, 0))
+		pwrite(memfd, out, len, 0);
+}
+
 long ua__lx_remote_open(struct ua_task *t, const char *path, int flags)
 {
 	static _Atomic unsigned seq;
 	int sig = ua_interrupt_signal(), memfd = -1, p[2] = { -1, -1 };
 	long pid, arg = 0, ret = -ENOSYS;
 	unsigned n = atomic_fetch_add(&seq, 1) & 1023;
-	char name[64];
+	char name[64], state[32] = "";
 	union sigval v;
 	int e;
 
 	e = ua__lx_procfs_other(path, &pid, &arg);
 	if (!e || !sig || (flags & O_ACCMODE) != O_RDONLY ||
-	    (flags & (O_CREAT | O_DIRECTORY)) || !answers(pid, sig))
+	    (flags & (O_CREAT | O_DIRECTORY)) || !answers(pid, sig, state))
 		return -ENOSYS;
 	snprintf(name, sizeof(name), "uarun-proc-%ld-%u", pid, n);
 	memfd = memfd_create(name, MFD_CLOEXEC);
@@ -149,8 +187,10 @@ long ua__lx_remote_open(struct ua_task *t, const char *path, int flags)
 	v.sival_ptr = (void *)(uintptr_t)question(e, memfd, p[1], arg, n);
 	if (sigqueue((pid_t)pid, sig, v))
 		goto out;
-	if (wait_answer(t, p[0]))
+	if (wait_answer(t, p[0])) {
+		put_state(memfd, path, state);
 		ret = ua__lx_procfs_read_only(memfd);
+	}
 out:
 	if (memfd >= 0)
 		close(memfd);

@@ -345,15 +345,18 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn,
 /*
  * ua__lx_procfs_other(): the entry of another process that path names
  * and its monitor is asked for (proc_remote.c): maps, smaps,
- * smaps_rollup or fdinfo/N of /proc/<pid>, as a number for the
- * question, or 0.  The pid in *pid, N in *arg.
+ * smaps_rollup, status, stat or fdinfo/N of /proc/<pid>, as a number
+ * for the question, or 0.  The pid in *pid, N in *arg.
  */
 int ua__lx_procfs_other(const char *path, long *pid, long *arg)
 {
-	static const char *const names[] = {
-		[PROC_MAPS] = "maps",
-		[PROC_SMAPS] = "smaps",
-		[PROC_ROLLUP] = "smaps_rollup",
+	static const struct {
+		enum proc_entry e;
+		const char *name;
+	} asked[] = {
+		{ PROC_MAPS, "maps" },		 { PROC_SMAPS, "smaps" },
+		{ PROC_ROLLUP, "smaps_rollup" }, { PROC_STATUS, "status" },
+		{ PROC_STAT, "stat" },
 	};
 	const char *rest;
 	char *end;
@@ -364,9 +367,9 @@ int ua__lx_procfs_other(const char *path, long *pid, long *arg)
 	if (end == path + 6 || *end != '/' || *pid <= 0 || *pid == getpid())
 		return 0;
 	rest = end + 1;
-	for (int e = PROC_MAPS; e <= PROC_ROLLUP; e++)
-		if (!strcmp(rest, names[e]))
-			return e;
+	for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++)
+		if (!strcmp(rest, asked[i].name))
+			return asked[i].e;
 	if (!strncmp(rest, "fdinfo/", 7))
 		return fd_entry(rest + 7, arg, PROC_FDINFO);
 	return 0;
@@ -376,7 +379,7 @@ int ua__lx_procfs_other(const char *path, long *pid, long *arg)
 long ua__lx_procfs_fill(struct ua_task *t, int fd, int e, long arg)
 {
 	if (e != PROC_MAPS && e != PROC_SMAPS && e != PROC_ROLLUP &&
-	    e != PROC_FDINFO)
+	    e != PROC_STATUS && e != PROC_STAT && e != PROC_FDINFO)
 		return -EINVAL;
 	return fill(t, fd, (enum proc_entry)e, arg, 0);
 }

@@ -7,7 +7,7 @@
  * the kernel splits and moves vmas; fdinfo/N describes descriptor N;
  * mem reads and writes the program's memory and nothing else; smaps
  * counts what maps lists; a child finds its parent's cmdline, environ,
- * auxv, exe, stat bounds, maps and fdinfo as its own.  Run natively and under uarun (with arguments), the
+ * auxv, exe, stat, status, maps and fdinfo as its own.  Run natively and under uarun (with arguments), the
  * output must be the same; under uarun the host's files would name the
  * monitor.
  */
@@ -1165,6 +1165,15 @@ static int same_file(const char *a, const char *b)
 	return same;
 }
 
+/* Is the line of a that starts with key the same in b? */
+static int same_lines(const char *a, const char *b, const char *key)
+{
+	const char *x = strstr(a, key), *y = strstr(b, key);
+	size_t n = x ? strcspn(x, "\n") : 0;
+
+	return x && y && n == strcspn(y, "\n") && !memcmp(x, y, n);
+}
+
 /*
  * Another process's entries (the parent's, read by a child, which
  * shares its memory's contents and its mm's bounds right after fork):
@@ -1219,6 +1228,22 @@ static void test_parent_view(void)
 	read_raw("/proc/self/smaps_rollup", mine, sizeof(mine));
 	printf("parent's smaps_rollup spans the child's %d\n",
 	       *mine && !strncmp(mine, theirs, strcspn(mine, "\n")));
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	read_raw(path, theirs, sizeof(theirs));
+	read_raw("/proc/self/status", mine, sizeof(mine));
+	printf("parent's status threads and signals are the child's %d\n",
+	       same_lines(mine, theirs, "Threads:") &&
+		       same_lines(mine, theirs, "SigBlk:") &&
+		       same_lines(mine, theirs, "SigIgn:") &&
+		       same_lines(mine, theirs, "SigCgt:"));
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	read_raw(path, theirs, sizeof(theirs));
+	read_raw("/proc/self/stat", mine, sizeof(mine));
+	same = 1;
+	for (int k = 32; k <= 34; k++)
+		same &= stat_field(mine, k) == stat_field(theirs, k);
+	printf("parent's stat threads and signals are the child's %d\n",
+	       same && stat_field(mine, 20) == stat_field(theirs, 20));
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/1", (int)pid);
 	read_raw(path, theirs, sizeof(theirs));
 	read_raw("/proc/self/fdinfo/1", mine, sizeof(mine));
@@ -1256,6 +1281,23 @@ static void test_child_view(void)
 		read_raw("/proc/self/maps", mine, sizeof(mine));
 		printf("sleeping child's maps are the parent's %d\n",
 		       *mine && !strcmp(mine, theirs));
+		/*
+		 * Asleep once in pause(): its stat and status say so, not
+		 * that its monitor ran to answer.
+		 */
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+		for (int i = 0; i < 200; i++) {
+			read_raw(path, theirs, sizeof(theirs));
+			if (strstr(theirs, ") S "))
+				break;
+			usleep(10000);
+		}
+		printf("sleeping child's stat state S %d",
+		       !!strstr(theirs, ") S "));
+		snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+		read_raw(path, theirs, sizeof(theirs));
+		printf(", status %d\n",
+		       !!strstr(theirs, "\nState:\tS (sleeping)\n"));
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, &st, 0);
