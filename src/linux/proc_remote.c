@@ -159,8 +159,8 @@ static void put_state(int memfd, const char *path, const char *state)
 		return;
 	at += 8;
 	skip = strcspn(at, "\n");
-	len = (size_t)snprintf(out, sizeof(out), "%.*s%s%s",
-			       (int)(at - buf), buf, state, at + skip);
+	len = (size_t)snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - buf),
+			       buf, state, at + skip);
 	if (len < sizeof(out) && !ftruncate(memfd, 0))
 		pwrite(memfd, out, len, 0);
 }
