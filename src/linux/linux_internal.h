@@ -75,8 +75,12 @@ struct lx_file {
 	uint8_t pdir;  /* one of the guest's /proc directories: LX_PDIR_* */
 };
 
-/* The guest's own /proc directories, which procfs_dir.c lists. */
+/*
+ * The guest's own /proc directories, which procfs_dir.c lists; with
+ * LX_PDIR_OTHER, another uarun process's, whose monitor is asked.
+ */
 enum lx_proc_dir { LX_PDIR_FD = 1, LX_PDIR_FDINFO, LX_PDIR_TASK };
+#define LX_PDIR_OTHER 0x80
 
 /* signalfds a process may have at once (ENFILE past it). */
 #define LX_NSIGFD 64
@@ -315,15 +319,44 @@ UA_HIDDEN long ua__lx_mem_rw(struct ua_task *t, struct lx_file *f,
 UA_HIDDEN long ua__lx_procfs_getdents(struct ua_task *t, struct lx_file *f,
 				      void *ubuf, size_t count);
 /* readlink of the guest's own exe or fd/N: length, -errno, -ENOSYS. */
+/*
+ * What a monitor asks another of its guest (proc_remote.c; 4 bits of the
+ * question): an entry as the guest's own /proc has it, the link of its
+ * descriptor N, the host descriptor behind it (its number, or a path for
+ * the monitor's devices), or the names one of its directories lists
+ * (LX_PDIR_*: descriptors or thread ids, one per line).
+ */
+enum lx_ask {
+	LX_ASK_NONE,
+	LX_ASK_MAPS,
+	LX_ASK_SMAPS,
+	LX_ASK_ROLLUP,
+	LX_ASK_STATUS,
+	LX_ASK_STAT,
+	LX_ASK_FDINFO,
+	LX_ASK_FD_LINK,
+	LX_ASK_FD_HOST,
+	LX_ASK_LIST,
+};
 /* procfs.c, for proc_remote.c: another process's entries. */
-UA_HIDDEN int ua__lx_procfs_other(const char *path, long *pid, long *arg);
-UA_HIDDEN long ua__lx_procfs_fill(struct ua_task *t, int fd, int e, long arg);
+UA_HIDDEN enum lx_ask ua__lx_procfs_other(const char *path, long *pid,
+					  long *arg);
+UA_HIDDEN long ua__lx_procfs_fill(struct ua_task *t, int fd, enum lx_ask e,
+				  long arg);
 UA_HIDDEN long ua__lx_procfs_read_only(int memfd);
+/* procfs_dir.c: the names directory which lists, one per line, on fd. */
+UA_HIDDEN long ua__lx_procfs_dir_names(struct ua_task *t, int which, int fd);
 /* proc_remote.c: asking another uarun process's monitor. */
 UA_HIDDEN long ua__lx_remote_open(struct ua_task *t, const char *path,
 				  int flags);
+UA_HIDDEN long ua__lx_remote_readlink(struct ua_task *t, const char *path,
+				      char *out, size_t size);
+UA_HIDDEN void ua__lx_remote_host_path(struct ua_task *t, char *path,
+				       bool follow);
+UA_HIDDEN long ua__lx_remote_names(struct ua_task *t, long pid, int which,
+				   long *out, size_t max);
 UA_HIDDEN void ua__lx_remote_answer(struct ua_task *t, pid_t from,
-				    uint64_t value);
+				    uint64_t value, bool asleep);
 /* host_proc.c: another uarun process's program, for its exe link. */
 UA_HIDDEN size_t ua__lx_other_exe(const char *path, char *out);
 UA_HIDDEN long ua__lx_procfs_readlink(struct ua_task *t, const char *path,

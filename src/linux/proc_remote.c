@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * Another guest process's maps, smaps, smaps_rollup, status, stat and
- * fdinfo/N.  The
+ * Another guest process's maps, smaps, smaps_rollup, status, stat,
+ * fdinfo/N, fd/N and its fd/, fdinfo/ and task/ directories.  The
  * host's files of that process describe its monitor (every mapping of
  * the monitor, descriptors by the monitor's numbers); only its own
  * monitor knows the guest's view.  So a guest's open of one is a
@@ -23,13 +23,13 @@
  * Asked only of a process whose host exe is this monitor's own file,
  * whose host status shows the interrupt signal caught (its handler is
  * in: the signal does not kill it) and which is neither stopped nor
- * traced nor dead (it could not answer; its host files are shown).  The answerer checks that the
- * descriptors it is pointed at are such a memfd and a pipe before it
- * writes.  A process that does not answer within ASK_MS (stopped, or
- * asleep where no interrupt reaches: pause() and the other waits the
- * engine serves itself) is shown as the host has it, as is any
- * question that cannot be put (descriptors past the 12 bits the
- * question has for them).
+ * traced nor dead (it could not answer; its host files are shown).  The
+ * answerer checks that the descriptors it is pointed at are such a
+ * memfd and a pipe before it writes.  A process that does not answer
+ * within ASK_MS is shown as the host has it, as is any question that
+ * cannot be put (descriptors past the 12 bits the question has for
+ * them).  A stat or status says R or S as the answerer's guest ran or
+ * slept when asked: the host would show the answerer running.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -123,7 +123,7 @@ static bool wait_answer(struct ua_task *t, int rfd)
 		int n = poll(&pfd, 1, (int)left);
 
 		if (n < 0 && errno == EINTR) {
-			ua__xreq_serve(t);
+			ua__xreq_serve(t, false);
 			continue;
 		}
 		if (n <= 0)
@@ -134,13 +134,12 @@ static bool wait_answer(struct ua_task *t, int rfd)
 }
 
 /*
- * The answer of a stat or status, written while the answerer ran: its
- * state is the one the host gave before it was asked (a process asleep
- * in wait4() is S, not R).
+ * The answer of a stat or status, written while the answerer ran, which
+ * the host shows as R: the state its guest was in when asked (asleep in
+ * a wait4() or a pause(): S).
  */
-static void put_state(int memfd, const char *path, const char *state)
+static void put_state(int memfd, enum lx_ask e, const char *state)
 {
-	const char *name = strrchr(path, '/') + 1;
 	char buf[8192], out[8192], *at;
 	ssize_t n = pread(memfd, buf, sizeof(buf) - 1, 0);
 	size_t len = 0, skip;
@@ -148,10 +147,11 @@ static void put_state(int memfd, const char *path, const char *state)
 	if (n <= 0)
 		return;
 	buf[n] = 0;
-	if (!strcmp(name, "stat")) {
+	if (e == LX_ASK_STAT) {
 		at = strrchr(buf, ')');
-		if (at && at[1] == ' ' && at[2])
-			pwrite(memfd, state, 1, at + 2 - buf);
+		if (at && at[1] == ' ' && at[2] &&
+		    pwrite(memfd, state, 1, at + 2 - buf) != 1)
+			return;
 		return;
 	}
 	at = strstr(buf, "\nState:\t");
@@ -161,23 +161,25 @@ static void put_state(int memfd, const char *path, const char *state)
 	skip = strcspn(at, "\n");
 	len = (size_t)snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - buf),
 			       buf, state, at + skip);
-	if (len < sizeof(out) && !ftruncate(memfd, 0))
-		pwrite(memfd, out, len, 0);
+	if (len < sizeof(out) && !ftruncate(memfd, 0) &&
+	    pwrite(memfd, out, len, 0) != (ssize_t)len)
+		return;
 }
 
-long ua__lx_remote_open(struct ua_task *t, const char *path, int flags)
+/*
+ * Ask pid's monitor for e (arg): a memfd holding the answer, or -ENOSYS
+ * (not such a process, no answer).
+ */
+static int ask(struct ua_task *t, long pid, enum lx_ask e, long arg)
 {
 	static _Atomic unsigned seq;
 	int sig = ua_interrupt_signal(), memfd = -1, p[2] = { -1, -1 };
-	long pid, arg = 0, ret = -ENOSYS;
 	unsigned n = atomic_fetch_add(&seq, 1) & 1023;
 	char name[64], state[32] = "";
+	int ret = -ENOSYS;
 	union sigval v;
-	int e;
 
-	e = ua__lx_procfs_other(path, &pid, &arg);
-	if (!e || !sig || (flags & O_ACCMODE) != O_RDONLY ||
-	    (flags & (O_CREAT | O_DIRECTORY)) || !answers(pid, sig, state))
+	if (!sig || !answers(pid, sig, state))
 		return -ENOSYS;
 	snprintf(name, sizeof(name), "uarun-proc-%ld-%u", pid, n);
 	memfd = memfd_create(name, MFD_CLOEXEC);
@@ -185,12 +187,10 @@ long ua__lx_remote_open(struct ua_task *t, const char *path, int flags)
 	    p[1] >= Q_FD_MAX)
 		goto out;
 	v.sival_ptr = (void *)(uintptr_t)question(e, memfd, p[1], arg, n);
-	if (sigqueue((pid_t)pid, sig, v))
+	if (sigqueue((pid_t)pid, sig, v) || !wait_answer(t, p[0]))
 		goto out;
-	if (wait_answer(t, p[0])) {
-		put_state(memfd, path, state);
-		ret = ua__lx_procfs_read_only(memfd);
-	}
+	ret = memfd;
+	memfd = -1;
 out:
 	if (memfd >= 0)
 		close(memfd);
@@ -199,6 +199,117 @@ out:
 		close(p[1]);
 	}
 	return ret;
+}
+
+/* The answer to e (arg) as a string in out (size), its length, or <0. */
+static long ask_text(struct ua_task *t, long pid, enum lx_ask e, long arg,
+		     char *out, size_t size)
+{
+	int memfd = ask(t, pid, e, arg);
+	ssize_t n;
+
+	if (memfd < 0)
+		return memfd;
+	n = pread(memfd, out, size, 0);
+	close(memfd);
+	return n < 0 ? -ENOSYS : n;
+}
+
+/*
+ * What another process's fd/N leads to, in path (PATH_MAX): the host's
+ * link of the descriptor behind it, or the path of the monitor's device.
+ * False when it cannot be told.
+ */
+static bool fd_target(struct ua_task *t, long pid, long fd, char *path)
+{
+	char buf[PATH_MAX];
+	long n = ask_text(t, pid, LX_ASK_FD_HOST, fd, buf, sizeof(buf) - 1);
+	char *end;
+	long h;
+
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	h = strtol(buf, &end, 10);
+	if (end != buf && !*end)
+		snprintf(path, PATH_MAX, "/proc/%ld/fd/%ld", pid, h);
+	else if (*buf == '/')
+		snprintf(path, PATH_MAX, "%s", buf);
+	else
+		return false;
+	return true;
+}
+
+long ua__lx_remote_open(struct ua_task *t, const char *path, int flags)
+{
+	char target[PATH_MAX];
+	long pid, arg = 0, ret;
+	enum lx_ask e = ua__lx_procfs_other(path, &pid, &arg);
+	int memfd;
+
+	if (e == LX_ASK_NONE || e == LX_ASK_LIST)
+		return -ENOSYS;
+	/* A descriptor's link, opened: the file afresh, as the kernel's. */
+	if (e == LX_ASK_FD_LINK) {
+		if (!fd_target(t, pid, arg, target))
+			return -ENOSYS;
+		ret = open(target, flags | O_CLOEXEC, 0);
+		return ret < 0 ? -errno : ua__lx_host_above_stdio((int)ret);
+	}
+	if ((flags & O_ACCMODE) != O_RDONLY ||
+	    (flags & (O_CREAT | O_DIRECTORY)))
+		return -ENOSYS;
+	memfd = ask(t, pid, e, arg);
+	if (memfd < 0)
+		return memfd;
+	ret = ua__lx_procfs_read_only(memfd);
+	close(memfd);
+	return ret;
+}
+
+long ua__lx_remote_readlink(struct ua_task *t, const char *path, char *out,
+			    size_t size)
+{
+	long pid, arg = 0;
+
+	if (ua__lx_procfs_other(path, &pid, &arg) != LX_ASK_FD_LINK)
+		return -ENOSYS;
+	return ask_text(t, pid, LX_ASK_FD_LINK, arg, out, size);
+}
+
+void ua__lx_remote_host_path(struct ua_task *t, char *path, bool follow)
+{
+	char target[PATH_MAX];
+	long pid, arg = 0;
+
+	if (ua__lx_procfs_other(path, &pid, &arg) != LX_ASK_FD_LINK ||
+	    !fd_target(t, pid, arg, target))
+		return;
+	/* lstat asks about the link: the host's one of the same open. */
+	if (follow || !strncmp(target, "/proc/", 6))
+		memcpy(path, target, strlen(target) + 1);
+}
+
+long ua__lx_remote_names(struct ua_task *t, long pid, int which, long *out,
+			 size_t max)
+{
+	int memfd = pid > 0 ? ask(t, pid, LX_ASK_LIST, which) : -ENOSYS;
+	size_t n = 0;
+	char line[32];
+	FILE *f;
+
+	if (memfd < 0)
+		return memfd;
+	lseek(memfd, 0, SEEK_SET);
+	f = fdopen(memfd, "r");
+	if (!f) {
+		close(memfd);
+		return -ENOSYS;
+	}
+	while (n < max && fgets(line, sizeof(line), f))
+		out[n++] = strtol(line, NULL, 10);
+	fclose(f);
+	return (long)n;
 }
 
 /* Does asker's descriptor fd lead to want (a prefix when !exact)? */
@@ -223,22 +334,27 @@ static int open_asker_fd(pid_t asker, int fd, int flags)
 	return open(path, flags | O_CLOEXEC);
 }
 
-void ua__lx_remote_answer(struct ua_task *t, pid_t from, uint64_t q)
+void ua__lx_remote_answer(struct ua_task *t, pid_t from, uint64_t q,
+			  bool asleep)
 {
-	int e = (int)(q >> 44) & 15, memfd = (int)(q >> 32) & 0xfff;
-	int pipefd = (int)(q >> 20) & 0xfff, fd;
+	enum lx_ask e = (enum lx_ask)((q >> 44) & 15);
+	int memfd = (int)(q >> 32) & 0xfff, pipefd = (int)(q >> 20) & 0xfff;
 	long arg = (long)(q >> 10) & 1023;
 	unsigned n = (unsigned)q & 1023;
 	char want[80], done = 1;
+	int fd;
 
 	snprintf(want, sizeof(want), "/memfd:uarun-proc-%d-%u (deleted)",
 		 (int)getpid(), n);
 	if (!link_is(from, memfd, want, true) ||
 	    !link_is(from, pipefd, "pipe:", false))
 		return;
-	fd = open_asker_fd(from, memfd, O_WRONLY);
+	fd = open_asker_fd(from, memfd, O_RDWR);
 	if (fd >= 0) {
 		done = ua__lx_procfs_fill(t, fd, e, arg) ? 1 : 0;
+		if (!done && (e == LX_ASK_STAT || e == LX_ASK_STATUS))
+			put_state(fd, e,
+				  asleep ? "S (sleeping)" : "R (running)");
 		close(fd);
 	}
 	fd = open_asker_fd(from, pipefd, O_WRONLY | O_NONBLOCK);

@@ -343,45 +343,89 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn,
 }
 
 /*
- * ua__lx_procfs_other(): the entry of another process that path names
- * and its monitor is asked for (proc_remote.c): maps, smaps,
- * smaps_rollup, status, stat or fdinfo/N of /proc/<pid>, as a number
- * for the question, or 0.  The pid in *pid, N in *arg.
+ * ua__lx_procfs_other(): what to ask another process's monitor for the
+ * entry of /proc/<pid> that path names (proc_remote.c), or LX_ASK_NONE:
+ * maps, smaps, smaps_rollup, status, stat, fdinfo/N, fd/N (its link) and
+ * the directories fd/, fdinfo/ and task/ (their names).  The pid in
+ * *pid; N, or the directory (LX_PDIR_*), in *arg.
  */
-int ua__lx_procfs_other(const char *path, long *pid, long *arg)
+enum lx_ask ua__lx_procfs_other(const char *path, long *pid, long *arg)
 {
 	static const struct {
-		enum proc_entry e;
+		enum lx_ask e;
 		const char *name;
 	} asked[] = {
-		{ PROC_MAPS, "maps" },		 { PROC_SMAPS, "smaps" },
-		{ PROC_ROLLUP, "smaps_rollup" }, { PROC_STATUS, "status" },
-		{ PROC_STAT, "stat" },
+		{ LX_ASK_MAPS, "maps" },	   { LX_ASK_SMAPS, "smaps" },
+		{ LX_ASK_ROLLUP, "smaps_rollup" }, { LX_ASK_STATUS, "status" },
+		{ LX_ASK_STAT, "stat" },
 	};
 	const char *rest;
 	char *end;
 
 	if (strncmp(path, "/proc/", 6))
-		return 0;
+		return LX_ASK_NONE;
 	*pid = strtol(path + 6, &end, 10);
 	if (end == path + 6 || *end != '/' || *pid <= 0 || *pid == getpid())
-		return 0;
+		return LX_ASK_NONE;
 	rest = end + 1;
 	for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++)
 		if (!strcmp(rest, asked[i].name))
 			return asked[i].e;
+	*arg = dir_entry(rest);
+	if (*arg)
+		return LX_ASK_LIST;
 	if (!strncmp(rest, "fdinfo/", 7))
-		return fd_entry(rest + 7, arg, PROC_FDINFO);
-	return 0;
+		return fd_entry(rest + 7, arg, PROC_FDINFO) ? LX_ASK_FDINFO :
+							      LX_ASK_NONE;
+	if (!strncmp(rest, "fd/", 3))
+		return fd_entry(rest + 3, arg, PROC_FD) ? LX_ASK_FD_LINK :
+							  LX_ASK_NONE;
+	return LX_ASK_NONE;
 }
 
-/* ua__lx_procfs_fill(): what ua__lx_procfs_other() named, on fd. */
-long ua__lx_procfs_fill(struct ua_task *t, int fd, int e, long arg)
+static long fd_link(struct ua_task *t, long fd, char *out, size_t size);
+
+/* A descriptor's link, or its host descriptor's number, on out. */
+static long put_fd(struct ua_task *t, int out, long fd, bool host)
 {
-	if (e != PROC_MAPS && e != PROC_SMAPS && e != PROC_ROLLUP &&
-	    e != PROC_STATUS && e != PROC_STAT && e != PROC_FDINFO)
+	const struct lx_file *f = ua__lx_file(t, fd);
+	char link[PATH_MAX];
+	long n;
+
+	if (!f)
+		return -ENOENT;
+	if (host && f->kind == LX_FD_HOST)
+		return dprintf(out, "%d", f->host) > 0 ? 0 : -EIO;
+	n = fd_link(t, fd, link, sizeof(link));
+	if (n < 0)
+		return n;
+	return write(out, link, (size_t)n) == n ? 0 : -errno;
+}
+
+/* ua__lx_procfs_fill(): the answer to what ua__lx_procfs_other() named. */
+long ua__lx_procfs_fill(struct ua_task *t, int fd, enum lx_ask e, long arg)
+{
+	switch (e) {
+	case LX_ASK_MAPS:
+		return fill(t, fd, PROC_MAPS, 0, 0);
+	case LX_ASK_SMAPS:
+		return fill(t, fd, PROC_SMAPS, 0, 0);
+	case LX_ASK_ROLLUP:
+		return fill(t, fd, PROC_ROLLUP, 0, 0);
+	case LX_ASK_STATUS:
+		return fill(t, fd, PROC_STATUS, 0, 0);
+	case LX_ASK_STAT:
+		return fill(t, fd, PROC_STAT, 0, 0);
+	case LX_ASK_FDINFO:
+		return fill(t, fd, PROC_FDINFO, arg, 0);
+	case LX_ASK_FD_LINK:
+	case LX_ASK_FD_HOST:
+		return put_fd(t, fd, arg, e == LX_ASK_FD_HOST);
+	case LX_ASK_LIST:
+		return ua__lx_procfs_dir_names(t, (int)arg, fd);
+	default:
 		return -EINVAL;
-	return fill(t, fd, (enum proc_entry)e, arg, 0);
+	}
 }
 
 /* A read-only descriptor, 3 or above, on the content in memfd. */
@@ -455,8 +499,12 @@ long ua__lx_procfs_readlink(struct ua_task *t, const char *path, char *out,
 		return (long)n;
 	case PROC_FD:
 		return fd_link(t, fd, out, size);
-	case PROC_NONE:
-		return other_exe_link(path, out, size);
+	case PROC_NONE: {
+		long r = other_exe_link(path, out, size);
+
+		return r != -ENOSYS ? r :
+				      ua__lx_remote_readlink(t, path, out, size);
+	}
 	default:
 		return -EINVAL; /* not a link */
 	}
@@ -560,6 +608,8 @@ void ua__lx_procfs_host_path(struct ua_task *t, char *path, bool follow)
 		/* Another uarun process's exe: its program's file. */
 		if (follow && ua__lx_other_exe(path, exe))
 			memcpy(path, exe, strlen(exe) + 1);
+		else
+			ua__lx_remote_host_path(t, path, follow);
 		return;
 	}
 	f = tid && !guest_tid(t, tid) ? NULL : ua__lx_file(t, fd);
@@ -584,12 +634,15 @@ void ua__lx_procfs_host_path(struct ua_task *t, char *path, bool follow)
 /*
  * ua__lx_procfs_mark(): what the file f just opened at path is, when it
  * is one of the guest's own entries the host opened: a directory that
- * procfs_dir.c lists (f->pdir, LX_PDIR_*), or the memory file whose
- * reads and writes proc_mem.c clips to the space (f->hkind).
+ * procfs_dir.c lists (f->pdir, LX_PDIR_*; another process's too, with
+ * LX_PDIR_OTHER), or the memory file whose reads and writes proc_mem.c
+ * clips to the space (f->hkind).
  */
 void ua__lx_procfs_mark(const char *path, struct lx_file *f)
 {
 	long which = 0, tid;
+
+	long pid;
 
 	switch (own_entry(path, &which, &tid)) {
 	case PROC_DIR:
@@ -597,6 +650,11 @@ void ua__lx_procfs_mark(const char *path, struct lx_file *f)
 		break;
 	case PROC_MEM:
 		f->hkind = LX_HK_MEM;
+		break;
+	case PROC_NONE:
+		/* Another process's: procfs_dir.c asks its monitor. */
+		if (ua__lx_procfs_other(path, &pid, &which) == LX_ASK_LIST)
+			f->pdir = (uint8_t)(which | LX_PDIR_OTHER);
 		break;
 	default:
 		break;

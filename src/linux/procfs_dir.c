@@ -10,6 +10,10 @@
  * descriptor (links in fd/, files in fdinfo/) or each thread's id
  * (directories in task/).
  *
+ * Another uarun process's directories (LX_PDIR_OTHER) list what its
+ * monitor answers (proc_remote.c), asked at each call; one that does not
+ * answer is listed as the host has it.
+ *
  * The position is the kernel's: 0 and 1 the dots, then descriptor N at
  * N + 2, thread k (in ascending ids) at k + 2.  It is kept as the host
  * directory's own offset (lseek on a /proc directory takes any value),
@@ -22,9 +26,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "linux_internal.h"
+
+/* The names asked of another monitor at most (descriptors, threads). */
+#define LX_NAMES_MAX 65536
 
 /* struct linux_dirent64 (include/linux/dirent.h) */
 struct lx_dirent64 {
@@ -89,6 +97,79 @@ static size_t thread_ids(struct ua_task *t, pid_t *out, size_t max)
 	return n;
 }
 
+long ua__lx_procfs_dir_names(struct ua_task *t, int which, int fd)
+{
+	struct lx_proc *p = lx_proc(t);
+
+	if (which == LX_PDIR_TASK) {
+		size_t max = atomic_load(&p->nthreads) + 1, n;
+		pid_t *tids = malloc(max * sizeof(*tids));
+
+		if (!tids)
+			return -ENOMEM;
+		n = thread_ids(t, tids, max);
+		for (size_t i = 0; i < n; i++)
+			dprintf(fd, "%d\n", tids[i]);
+		free(tids);
+		return 0;
+	}
+	for (int i = 0; i < LX_NFDS; i++)
+		if (p->files[i].kind != LX_FD_FREE)
+			dprintf(fd, "%d\n", i);
+	return 0;
+}
+
+/*
+ * Another process's directory, from what its monitor answered: names
+ * (ascending) from position pos on, as list() puts the guest's own.
+ */
+static int64_t list_names(const long *names, size_t n, int which, int64_t pos,
+			  struct dir_out *o)
+{
+	char name[24];
+	size_t i = 0;
+
+	if (pos == 0 && emit(o, ".", DT_DIR, 1, 1))
+		pos = 1;
+	if (pos == 1 && emit(o, "..", DT_DIR, 1, 2))
+		pos = 2;
+	if (pos < 2 || o->full)
+		return pos;
+	if (which == LX_PDIR_TASK) {
+		for (; (size_t)(pos - 2) < n; pos++) {
+			snprintf(name, sizeof(name), "%ld", names[pos - 2]);
+			if (!emit(o, name, DT_DIR, (uint64_t)names[pos - 2],
+				  pos + 1))
+				break;
+		}
+		return pos;
+	}
+	while (i < n && names[i] < pos - 2)
+		i++;
+	for (; i < n; i++) {
+		snprintf(name, sizeof(name), "%ld", names[i]);
+		if (!emit(o, name, which == LX_PDIR_FD ? DT_LNK : DT_REG,
+			  (uint64_t)names[i] + 2, names[i] + 3))
+			break;
+		pos = names[i] + 3;
+	}
+	return o->full ? pos : (int64_t)LX_NFDS + 2;
+}
+
+/* The pid of another process's directory open on host descriptor h. */
+static long dir_pid(int h)
+{
+	char self[32], link[64];
+	ssize_t n;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", h);
+	n = readlink(self, link, sizeof(link) - 1);
+	if (n <= 6)
+		return 0;
+	link[n] = 0;
+	return strncmp(link, "/proc/", 6) ? 0 : strtol(link + 6, NULL, 10);
+}
+
 /* Entries from position pos on; the position after the last put. */
 static int64_t list(struct ua_task *t, int which, int64_t pos,
 		    struct dir_out *o)
@@ -143,7 +224,28 @@ long ua__lx_procfs_getdents(struct ua_task *t, struct lx_file *f, void *ubuf,
 	o.buf = malloc(o.size ? o.size : 1);
 	if (!o.buf)
 		return -ENOMEM;
-	next = list(t, f->pdir, pos, &o);
+	if (f->pdir & LX_PDIR_OTHER) {
+		int which = f->pdir & ~LX_PDIR_OTHER;
+		long *names = malloc(LX_NAMES_MAX * sizeof(*names)), n;
+
+		n = names ? ua__lx_remote_names(t, dir_pid(f->host), which,
+						names, LX_NAMES_MAX) :
+			    -ENOMEM;
+		if (n < 0) {
+			/* No answer: the host's listing. */
+			free(names);
+			n = syscall(SYS_getdents64, f->host, o.buf, o.size);
+			ret = n < 0 ? -errno : n;
+			if (n > 0 && ua_copy_to_user(ubuf, o.buf, (size_t)n))
+				ret = -EFAULT;
+			free(o.buf);
+			return ret;
+		}
+		next = list_names(names, (size_t)n, which, pos, &o);
+		free(names);
+	} else {
+		next = list(t, f->pdir, pos, &o);
+	}
 	/* Not even one entry fits: the kernel's EINVAL (filldir64()). */
 	if (!o.used && o.full) {
 		ret = -EINVAL;

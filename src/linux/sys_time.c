@@ -79,8 +79,8 @@ static int wait_for(struct ua_task *t, const struct timespec *deadline,
 		struct timespec now, left, abs;
 
 		if (!deadline) {
-			pthread_cond_wait(&s->cond, &s->lock);
-			ua__sig_wait_answer(t);
+			if (!ua__sig_wait_answer(t))
+				pthread_cond_wait(&s->cond, &s->lock);
 			continue;
 		}
 		clock_gettime(CLOCK_MONOTONIC, &now);
@@ -92,8 +92,9 @@ static int wait_for(struct ua_task *t, const struct timespec *deadline,
 		left = ua__lx_ts_sub(*deadline, &now);
 		clock_gettime(CLOCK_REALTIME, &abs);
 		ua__lx_ts_add(&abs, &left);
+		if (ua__sig_wait_answer(t))
+			continue;
 		pthread_cond_timedwait(&s->cond, &s->lock, &abs);
-		ua__sig_wait_answer(t);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return ret;

@@ -321,7 +321,7 @@ UA_HIDDEN pid_t ua__monitor_pid(void);
 UA_HIDDEN bool ua__fast_sig_work_pending(struct ua_task *t);
 /* state.c: a host call's EINTR came with a signal for the guest. */
 UA_HIDDEN bool ua__sig_interrupted(struct ua_task *t);
-UA_HIDDEN void ua__sig_wait_answer(struct ua_task *t);
+UA_HIDDEN bool ua__sig_wait_answer(struct ua_task *t);
 /* The child of a guest's fork: nothing pending, no timers (state.c). */
 UA_HIDDEN void ua__sig_after_fork(struct ua_task *t);
 UA_HIDDEN void ua__timers_after_fork(struct ua_task *t);

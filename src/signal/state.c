@@ -482,18 +482,23 @@ void ua__sig_flush(struct ua_task *t, int sig)
 }
 
 /*
- * After each wake of a sleep on s->cond, with s->lock held: questions
- * other monitors filed (xreq.c), answered with the lock let go.
+ * Before each sleep on s->cond, with s->lock held: questions other
+ * monitors filed (xreq.c), answered with the lock let go.  One filed
+ * after the look is followed by a poke, which takes the lock to wake the
+ * sleep the look was made for.  True when the lock was let go: the
+ * caller looks at what it waits for again (a wake meanwhile found no
+ * sleeper).
  */
-void ua__sig_wait_answer(struct ua_task *t)
+bool ua__sig_wait_answer(struct ua_task *t)
 {
 	struct ua_sigstate *s = t->sig;
 
 	if (ua_likely(!ua__xreq_filed()))
-		return;
+		return false;
 	pthread_mutex_unlock(&s->lock);
-	ua__xreq_serve(t);
+	ua__xreq_serve(t, true);
 	pthread_mutex_lock(&s->lock);
+	return true;
 }
 
 /* hooks->poke: a wake that gives the sleeper nothing. */
@@ -518,8 +523,9 @@ void ua__sig_wait(struct ua_task *t, bool (*done)(struct ua_task *, void *),
 	pthread_mutex_lock(&s->lock);
 	while (!(ua__sig_pending(s) & ~s->blocked) &&
 	       !(done && done(t, arg))) {
+		if (ua__sig_wait_answer(t))
+			continue;
 		pthread_cond_wait(&s->cond, &s->lock);
-		ua__sig_wait_answer(t);
 	}
 	pthread_mutex_unlock(&s->lock);
 }
@@ -569,7 +575,7 @@ bool ua__sig_interrupted(struct ua_task *t)
 	t->irq_pending = 0;
 	atomic_thread_fence(memory_order_seq_cst);
 	/* Another monitor's question may be what interrupted (xreq.c). */
-	ua__xreq_serve(t);
+	ua__xreq_serve(t, true);
 	if (ua__host_sig_pending(t))
 		ua__host_sig_drain();
 	return (ua__sig_pending(s) & ~atomic_load(&s->blocked)) != 0;

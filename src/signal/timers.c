@@ -312,8 +312,9 @@ static long sleep_until(struct ua_task *t, uint64_t deadline, uint64_t rem)
 		abs = (uint64_t)rt.tv_sec * NSEC + (uint64_t)rt.tv_nsec +
 		      (deadline - now);
 		rt = ns_to_ts(abs);
+		if (ua__sig_wait_answer(t))
+			continue;
 		pthread_cond_timedwait(&s->cond, &s->lock, &rt);
-		ua__sig_wait_answer(t);
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!interrupted)

@@ -508,7 +508,7 @@ _Noreturn void ua__return_to_guest(struct ua_task *t)
 	atomic_signal_fence(memory_order_seq_cst);
 	/* Not with a window left open to fold into the unlock. */
 	if (!ua_self.win_kind)
-		ua__xreq_serve(t);
+		ua__xreq_serve(t, false);
 	if (ua__task_hooks && ua__task_hooks->exit_work)
 		ua__task_hooks->exit_work(t);
 	/* Back to the interrupted instant, no frame built: its whole state. */

@@ -537,10 +537,12 @@ static inline UA_FAST void ua__rewrite_regs(struct ua_pt_regs *r)
  * sigqueue() value has UA_XREQ_MARK in its top 16 bits.
  */
 #define UA_XREQ_MARK 0x7551u
-typedef void (*ua__xreq_fn)(struct ua_task *t, pid_t from, uint64_t value);
+typedef void (*ua__xreq_fn)(struct ua_task *t, pid_t from, uint64_t value,
+			    bool asleep);
 UA_HIDDEN void ua__xreq_set_handler(ua__xreq_fn fn);
 UA_HIDDEN bool ua__xreq_post(const siginfo_t *info);
-UA_HIDDEN void ua__xreq_serve(struct ua_task *t);
+/* asleep: t was sleeping in the monitor for its guest (not running). */
+UA_HIDDEN void ua__xreq_serve(struct ua_task *t, bool asleep);
 UA_HIDDEN void ua__xreq_after_fork(void);
 UA_HIDDEN bool ua__xreq_filed(void);
 /* hostsig.c: wake the forwarding thread, which pokes the target. */

@@ -62,7 +62,7 @@ bool ua__xreq_post(const siginfo_t *info)
 	return true;
 }
 
-void ua__xreq_serve(struct ua_task *t)
+void ua__xreq_serve(struct ua_task *t, bool asleep)
 {
 	ua__xreq_fn fn;
 
@@ -83,7 +83,7 @@ void ua__xreq_serve(struct ua_task *t)
 		atomic_store(&slots[i].state, 0);
 		atomic_fetch_sub(&filed, 1);
 		if (fn)
-			fn(t, from, value);
+			fn(t, from, value, asleep);
 	}
 }
 

@@ -1165,6 +1165,42 @@ static int same_file(const char *a, const char *b)
 	return same;
 }
 
+/*
+ * The names a /proc directory lists but the dots, ascending by number,
+ * one per line in out; how many.  skip_own: leave out the descriptor of
+ * the listing itself (in /proc/self/fd).
+ */
+static int dir_names(const char *path, int skip_own, char *out, size_t size)
+{
+	DIR *d = opendir(path);
+	struct dirent *e;
+	long v[256];
+	int n = 0;
+	size_t used = 0;
+
+	*out = 0;
+	if (!d)
+		return -1;
+	while ((e = readdir(d)) && n < 256) {
+		if (e->d_name[0] == '.' ||
+		    (skip_own > 0 && atoi(e->d_name) == dirfd(d)))
+			continue;
+		v[n++] = atol(e->d_name);
+	}
+	closedir(d);
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (v[j] < v[i]) {
+				long x = v[i];
+
+				v[i] = v[j];
+				v[j] = x;
+			}
+	for (int i = 0; i < n && used < size; i++)
+		used += (size_t)snprintf(out + used, size - used, "%ld\n", v[i]);
+	return n;
+}
+
 /* Is the line of a that starts with key the same in b? */
 static int same_lines(const char *a, const char *b, const char *key)
 {
@@ -1244,6 +1280,19 @@ static void test_parent_view(void)
 		same &= stat_field(mine, k) == stat_field(theirs, k);
 	printf("parent's stat threads and signals are the child's %d\n",
 	       same && stat_field(mine, 20) == stat_field(theirs, 20));
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	printf("parent's task/ lists the parent alone %d\n",
+	       dir_names(path, -1, theirs, sizeof(theirs)) == 1 &&
+		       atoi(theirs) == (int)pid);
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir_names(path, -1, theirs, sizeof(theirs));
+	printf("parent's fd/ lists the child's descriptors %d\n",
+	       dir_names("/proc/self/fd", 1, mine, sizeof(mine)) > 2 &&
+		       !strcmp(mine, theirs));
+	snprintf(path, sizeof(path), "/proc/%d/fd/1", (int)pid);
+	snprintf(mine, sizeof(mine), "%s", link_of("/proc/self/fd/1"));
+	printf("parent's fd/1 link is the child's %d\n",
+	       *mine != '<' && !strcmp(link_of(path), mine));
 	snprintf(path, sizeof(path), "/proc/%d/fdinfo/1", (int)pid);
 	read_raw(path, theirs, sizeof(theirs));
 	read_raw("/proc/self/fdinfo/1", mine, sizeof(mine));
