@@ -97,31 +97,54 @@ static size_t thread_ids(struct ua_task *t, pid_t *out, size_t max)
 	return n;
 }
 
-long ua__lx_procfs_dir_names(struct ua_task *t, int which, int fd)
+/*
+ * The names the guest's own directory which lists, ascending: its open
+ * descriptors or its threads' ids; a malloc'ed array (NULL: no memory)
+ * and its length in *n.
+ */
+static long *own_names(struct ua_task *t, int which, size_t *n)
 {
 	struct lx_proc *p = lx_proc(t);
+	size_t max = atomic_load(&p->nthreads) + 1;
+	pid_t *tids;
+	long *names;
 
-	if (which == LX_PDIR_TASK) {
-		size_t max = atomic_load(&p->nthreads) + 1, n;
-		pid_t *tids = malloc(max * sizeof(*tids));
-
-		if (!tids)
-			return -ENOMEM;
-		n = thread_ids(t, tids, max);
-		for (size_t i = 0; i < n; i++)
-			dprintf(fd, "%d\n", tids[i]);
-		free(tids);
-		return 0;
+	*n = 0;
+	if (which != LX_PDIR_TASK) {
+		names = malloc(LX_NFDS * sizeof(*names));
+		for (int i = 0; names && i < LX_NFDS; i++)
+			if (p->files[i].kind != LX_FD_FREE)
+				names[(*n)++] = i;
+		return names;
 	}
-	for (int i = 0; i < LX_NFDS; i++)
-		if (p->files[i].kind != LX_FD_FREE)
-			dprintf(fd, "%d\n", i);
+	tids = malloc(max * sizeof(*tids));
+	names = malloc(max * sizeof(*names));
+	if (tids && names) {
+		*n = thread_ids(t, tids, max);
+		for (size_t i = 0; i < *n; i++)
+			names[i] = tids[i];
+	}
+	free(tids);
+	return names;
+}
+
+long ua__lx_procfs_dir_names(struct ua_task *t, int which, int fd)
+{
+	size_t n;
+	long *names = own_names(t, which, &n);
+
+	if (!names)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		dprintf(fd, "%ld\n", names[i]);
+	free(names);
 	return 0;
 }
 
 /*
- * Another process's directory, from what its monitor answered: names
- * (ascending) from position pos on, as list() puts the guest's own.
+ * A directory's entries from position pos on, of names (ascending): the
+ * position after the last put.  The dots' inode numbers do not matter
+ * to anyone.
  */
 static int64_t list_names(const long *names, size_t n, int which, int64_t pos,
 			  struct dir_out *o)
@@ -174,40 +197,13 @@ static long dir_pid(int h)
 static int64_t list(struct ua_task *t, int which, int64_t pos,
 		    struct dir_out *o)
 {
-	struct lx_proc *p = lx_proc(t);
-	char name[24];
+	size_t n;
+	long *names = own_names(t, which, &n);
 
-	/* The directory's own inode numbers do not matter to anyone. */
-	if (pos == 0 && emit(o, ".", DT_DIR, 1, 1))
-		pos = 1;
-	if (pos == 1 && emit(o, "..", DT_DIR, 1, 2))
-		pos = 2;
-	if (pos < 2 || o->full)
+	if (!names)
 		return pos;
-	if (which == LX_PDIR_TASK) {
-		size_t max = atomic_load(&p->nthreads) + 1, n;
-		pid_t *tids = malloc(max * sizeof(*tids));
-
-		if (!tids)
-			return pos;
-		n = thread_ids(t, tids, max);
-		for (; (size_t)(pos - 2) < n; pos++) {
-			snprintf(name, sizeof(name), "%d", tids[pos - 2]);
-			if (!emit(o, name, DT_DIR, (uint64_t)tids[pos - 2],
-				  pos + 1))
-				break;
-		}
-		free(tids);
-		return pos;
-	}
-	for (; pos - 2 < LX_NFDS; pos++) {
-		if (p->files[pos - 2].kind == LX_FD_FREE)
-			continue;
-		snprintf(name, sizeof(name), "%ld", (long)(pos - 2));
-		if (!emit(o, name, which == LX_PDIR_FD ? DT_LNK : DT_REG,
-			  (uint64_t)pos, pos + 1))
-			break;
-	}
+	pos = list_names(names, n, which, pos, o);
+	free(names);
 	return pos;
 }
 
