@@ -94,7 +94,7 @@ static bool answers(long pid, int sig, char state[32])
 		}
 	}
 	fclose(f);
-	return caught && strchr("RSD", *state);
+	return caught && *state && strchr("RSD", *state);
 }
 
 static long ms_since(const struct timespec *t0)
@@ -106,16 +106,20 @@ static long ms_since(const struct timespec *t0)
 	       (now.tv_nsec - t0->tv_nsec) / 1000000;
 }
 
+/* The answer's byte: the entry is in the memfd, or it does not exist. */
+enum { ANSWER_DONE, ANSWER_FAILED, ANSWER_NOENT };
+
 /*
- * Wait for the answer's byte; questions put to this monitor meanwhile
- * are answered here (two monitors asking each other would otherwise
- * each wait out the other).
+ * Wait for the answer's byte: 0, -ENOENT (the guest has no such entry),
+ * or -ENOSYS (no answer: the host's view stands).  Questions put to this
+ * monitor meanwhile are answered here (two monitors asking each other
+ * would otherwise each wait out the other).
  */
-static bool wait_answer(struct ua_task *t, int rfd)
+static int wait_answer(struct ua_task *t, int rfd)
 {
 	struct pollfd pfd = { .fd = rfd, .events = POLLIN };
 	struct timespec t0;
-	char done = 1;
+	char done = ANSWER_FAILED;
 	long left;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -126,11 +130,13 @@ static bool wait_answer(struct ua_task *t, int rfd)
 			ua__xreq_serve(t, false);
 			continue;
 		}
-		if (n <= 0)
-			return false;
-		return read(rfd, &done, 1) == 1 && done == 0;
+		if (n <= 0 || read(rfd, &done, 1) != 1)
+			break;
+		return done == ANSWER_DONE  ? 0 :
+		       done == ANSWER_NOENT ? -ENOENT :
+					      -ENOSYS;
 	}
-	return false;
+	return -ENOSYS;
 }
 
 /*
@@ -149,9 +155,8 @@ static void put_state(int memfd, enum lx_ask e, const char *state)
 	buf[n] = 0;
 	if (e == LX_ASK_STAT) {
 		at = strrchr(buf, ')');
-		if (at && at[1] == ' ' && at[2] &&
-		    pwrite(memfd, state, 1, at + 2 - buf) != 1)
-			return;
+		if (at && at[1] == ' ' && at[2])
+			n = pwrite(memfd, state, 1, at + 2 - buf);
 		return;
 	}
 	at = strstr(buf, "\nState:\t");
@@ -161,14 +166,14 @@ static void put_state(int memfd, enum lx_ask e, const char *state)
 	skip = strcspn(at, "\n");
 	len = (size_t)snprintf(out, sizeof(out), "%.*s%s%s", (int)(at - buf),
 			       buf, state, at + skip);
-	if (len < sizeof(out) && !ftruncate(memfd, 0) &&
-	    pwrite(memfd, out, len, 0) != (ssize_t)len)
-		return;
+	if (len < sizeof(out) && !ftruncate(memfd, 0))
+		n = pwrite(memfd, out, len, 0);
 }
 
 /*
- * Ask pid's monitor for e (arg): a memfd holding the answer, or -ENOSYS
- * (not such a process, no answer).
+ * Ask pid's monitor for e (arg): a memfd holding the answer, -ENOENT
+ * (its guest has no such descriptor), or -ENOSYS (not such a process,
+ * no answer).
  */
 static int ask(struct ua_task *t, long pid, enum lx_ask e, long arg)
 {
@@ -187,7 +192,10 @@ static int ask(struct ua_task *t, long pid, enum lx_ask e, long arg)
 	    p[1] >= Q_FD_MAX)
 		goto out;
 	v.sival_ptr = (void *)(uintptr_t)question(e, memfd, p[1], arg, n);
-	if (sigqueue((pid_t)pid, sig, v) || !wait_answer(t, p[0]))
+	if (sigqueue((pid_t)pid, sig, v))
+		goto out;
+	ret = wait_answer(t, p[0]);
+	if (ret)
 		goto out;
 	ret = memfd;
 	memfd = -1;
@@ -215,9 +223,13 @@ static long ask_text(struct ua_task *t, long pid, enum lx_ask e, long arg,
 	return n < 0 ? -ENOSYS : n;
 }
 
+/* The fd/N link of a descriptor the guest does not have, as procfs.c's. */
+#define NO_SUCH_FD "/proc/self/fd/-1"
+
 /*
  * What another process's fd/N leads to, in path (PATH_MAX): the host's
- * link of the descriptor behind it, or the path of the monitor's device.
+ * link of the descriptor behind it, the path of the monitor's device, or
+ * a name that does not exist for a descriptor the guest does not have.
  * False when it cannot be told.
  */
 static bool fd_target(struct ua_task *t, long pid, long fd, char *path)
@@ -227,6 +239,10 @@ static bool fd_target(struct ua_task *t, long pid, long fd, char *path)
 	char *end;
 	long h;
 
+	if (n == -ENOENT) {
+		snprintf(path, PATH_MAX, NO_SUCH_FD);
+		return true;
+	}
 	if (n <= 0)
 		return false;
 	buf[n] = 0;
@@ -341,7 +357,8 @@ void ua__lx_remote_answer(struct ua_task *t, pid_t from, uint64_t q,
 	int memfd = (int)(q >> 32) & 0xfff, pipefd = (int)(q >> 20) & 0xfff;
 	long arg = (long)(q >> 10) & 1023;
 	unsigned n = (unsigned)q & 1023;
-	char want[80], done = 1;
+	char want[80], done = ANSWER_FAILED;
+	long err;
 	int fd;
 
 	snprintf(want, sizeof(want), "/memfd:uarun-proc-%d-%u (deleted)",
@@ -351,8 +368,11 @@ void ua__lx_remote_answer(struct ua_task *t, pid_t from, uint64_t q,
 		return;
 	fd = open_asker_fd(from, memfd, O_RDWR);
 	if (fd >= 0) {
-		done = ua__lx_procfs_fill(t, fd, e, arg) ? 1 : 0;
-		if (!done && (e == LX_ASK_STAT || e == LX_ASK_STATUS))
+		err = ua__lx_procfs_fill(t, fd, e, arg);
+		done = !err	      ? ANSWER_DONE :
+		       err == -ENOENT ? ANSWER_NOENT :
+					ANSWER_FAILED;
+		if (!err && (e == LX_ASK_STAT || e == LX_ASK_STATUS))
 			put_state(fd, e,
 				  asleep ? "S (sleeping)" : "R (running)");
 		close(fd);
@@ -361,6 +381,6 @@ void ua__lx_remote_answer(struct ua_task *t, pid_t from, uint64_t q,
 	if (fd < 0)
 		return;
 	if (write(fd, &done, 1) != 1)
-		done = 1;
+		done = ANSWER_FAILED;
 	close(fd);
 }
