@@ -1267,16 +1267,19 @@ static void test_parent_view(void)
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
 	read_raw(path, theirs, sizeof(theirs));
 	read_raw("/proc/self/status", mine, sizeof(mine));
+	/*
+	 * Not SigBlk: a C library's fork() blocks every signal around the
+	 * call (musl's), and the parent may not have its mask back yet.
+	 */
 	printf("parent's status threads and signals are the child's %d\n",
 	       same_lines(mine, theirs, "Threads:") &&
-		       same_lines(mine, theirs, "SigBlk:") &&
 		       same_lines(mine, theirs, "SigIgn:") &&
 		       same_lines(mine, theirs, "SigCgt:"));
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	read_raw(path, theirs, sizeof(theirs));
 	read_raw("/proc/self/stat", mine, sizeof(mine));
 	same = 1;
-	for (int k = 32; k <= 34; k++)
+	for (int k = 33; k <= 34; k++)
 		same &= stat_field(mine, k) == stat_field(theirs, k);
 	printf("parent's stat threads and signals are the child's %d\n",
 	       same && stat_field(mine, 20) == stat_field(theirs, 20));
