@@ -88,7 +88,12 @@ static int dir_entry(const char *rest)
  * entry's tid is checked against the program's threads by the caller
  * (guest_tid()).
  */
-static enum proc_entry own_entry(const char *path, long *fd, long *tid)
+/*
+ * The entry that rest names inside a process's (in_task: a thread's)
+ * directory, or PROC_NONE; for fd/N and fdinfo/N, N in *fd, for a
+ * directory which it is (LX_PDIR_*).
+ */
+static enum proc_entry entry_in(const char *rest, long *fd, bool in_task)
 {
 	static const char *const names[] = {
 		[PROC_CMDLINE] = "cmdline", [PROC_ENVIRON] = "environ",
@@ -97,6 +102,23 @@ static enum proc_entry own_entry(const char *path, long *fd, long *tid)
 		[PROC_EXE] = "exe",	    [PROC_STATUS] = "status",
 		[PROC_STAT] = "stat",	    [PROC_MEM] = "mem",
 	};
+
+	for (int e = PROC_CMDLINE; e <= PROC_MEM; e++)
+		if (!strcmp(rest, names[e]))
+			return (enum proc_entry)e;
+	*fd = dir_entry(rest);
+	/* A thread's directory has no task/ of its own. */
+	if (*fd && (!in_task || *fd != LX_PDIR_TASK))
+		return PROC_DIR;
+	if (!strncmp(rest, "fd/", 3))
+		return fd_entry(rest + 3, fd, PROC_FD);
+	if (!strncmp(rest, "fdinfo/", 7))
+		return fd_entry(rest + 7, fd, PROC_FDINFO);
+	return PROC_NONE;
+}
+
+static enum proc_entry own_entry(const char *path, long *fd, long *tid)
+{
 	const char *rest = path + 6; /* past "/proc/" */
 	char *end;
 	long pid;
@@ -121,18 +143,7 @@ static enum proc_entry own_entry(const char *path, long *fd, long *tid)
 			return PROC_NONE;
 		rest = end + 1;
 	}
-	for (int e = PROC_CMDLINE; e <= PROC_MEM; e++)
-		if (!strcmp(rest, names[e]))
-			return (enum proc_entry)e;
-	*fd = dir_entry(rest);
-	/* A thread's directory has no task/ of its own. */
-	if (*fd && (!*tid || *fd != LX_PDIR_TASK))
-		return PROC_DIR;
-	if (!strncmp(rest, "fd/", 3))
-		return fd_entry(rest + 3, fd, PROC_FD);
-	if (!strncmp(rest, "fdinfo/", 7))
-		return fd_entry(rest + 7, fd, PROC_FDINFO);
-	return PROC_NONE;
+	return entry_in(rest, fd, *tid != 0);
 }
 
 /*
@@ -351,15 +362,6 @@ static long fill(struct ua_task *t, int fd, enum proc_entry e, long fdn,
  */
 enum lx_ask ua__lx_procfs_other(const char *path, long *pid, long *arg)
 {
-	static const struct {
-		enum lx_ask e;
-		const char *name;
-	} asked[] = {
-		{ LX_ASK_MAPS, "maps" },	   { LX_ASK_SMAPS, "smaps" },
-		{ LX_ASK_ROLLUP, "smaps_rollup" }, { LX_ASK_STATUS, "status" },
-		{ LX_ASK_STAT, "stat" },
-	};
-	const char *rest;
 	char *end;
 
 	if (strncmp(path, "/proc/", 6))
@@ -367,20 +369,26 @@ enum lx_ask ua__lx_procfs_other(const char *path, long *pid, long *arg)
 	*pid = strtol(path + 6, &end, 10);
 	if (end == path + 6 || *end != '/' || *pid <= 0 || *pid == getpid())
 		return LX_ASK_NONE;
-	rest = end + 1;
-	for (size_t i = 0; i < sizeof(asked) / sizeof(asked[0]); i++)
-		if (!strcmp(rest, asked[i].name))
-			return asked[i].e;
-	*arg = dir_entry(rest);
-	if (*arg)
+	switch (entry_in(end + 1, arg, false)) {
+	case PROC_MAPS:
+		return LX_ASK_MAPS;
+	case PROC_SMAPS:
+		return LX_ASK_SMAPS;
+	case PROC_ROLLUP:
+		return LX_ASK_ROLLUP;
+	case PROC_STATUS:
+		return LX_ASK_STATUS;
+	case PROC_STAT:
+		return LX_ASK_STAT;
+	case PROC_FDINFO:
+		return LX_ASK_FDINFO;
+	case PROC_FD:
+		return LX_ASK_FD_LINK;
+	case PROC_DIR:
 		return LX_ASK_LIST;
-	if (!strncmp(rest, "fdinfo/", 7))
-		return fd_entry(rest + 7, arg, PROC_FDINFO) ? LX_ASK_FDINFO :
-							      LX_ASK_NONE;
-	if (!strncmp(rest, "fd/", 3))
-		return fd_entry(rest + 3, arg, PROC_FD) ? LX_ASK_FD_LINK :
-							  LX_ASK_NONE;
-	return LX_ASK_NONE;
+	default:
+		return LX_ASK_NONE;
+	}
 }
 
 static long fd_link(struct ua_task *t, long fd, char *out, size_t size);
