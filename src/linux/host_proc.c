@@ -187,6 +187,14 @@ static bool same_file(const char *a, const char *b)
 	       x.st_ino == y.st_ino;
 }
 
+bool ua__lx_runs_monitor(long pid)
+{
+	char exe[64];
+
+	snprintf(exe, sizeof(exe), "/proc/%ld/exe", pid);
+	return same_file(exe, "/proc/self/exe");
+}
+
 /*
  * The name of the file host maps of pid shows at addr, into out (size
  * PATH_MAX): its length, or 0.
@@ -237,7 +245,7 @@ size_t ua__lx_other_exe(const char *path, char *out)
 	uintptr_t code;
 	size_t len;
 
-	if (!pid || pid == getpid() || !same_file(path, "/proc/self/exe"))
+	if (!pid || pid == getpid() || !ua__lx_runs_monitor(pid))
 		return 0;
 	code = stat_field(pid, 26); /* startcode */
 	len = code ? mapped_name(pid, code, out) : 0;

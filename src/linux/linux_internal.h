@@ -357,6 +357,8 @@ UA_HIDDEN long ua__lx_remote_names(struct ua_task *t, long pid, int which,
 				   long *out, size_t max);
 UA_HIDDEN void ua__lx_remote_answer(struct ua_task *t, pid_t from,
 				    uint64_t value, bool asleep);
+/* host_proc.c: is pid's host exe this monitor's own file (a uarun)? */
+UA_HIDDEN bool ua__lx_runs_monitor(long pid);
 /* host_proc.c: another uarun process's program, for its exe link. */
 UA_HIDDEN size_t ua__lx_other_exe(const char *path, char *out);
 UA_HIDDEN long ua__lx_procfs_readlink(struct ua_task *t, const char *path,

@@ -40,7 +40,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,13 +70,10 @@ static uint64_t question(int e, int memfd, int pipefd, long arg, unsigned seq)
 static bool answers(long pid, int sig, char state[32])
 {
 	char path[64], line[256];
-	struct stat a, b;
 	bool caught = false;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/proc/%ld/exe", pid);
-	if (stat(path, &a) || stat("/proc/self/exe", &b) ||
-	    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+	if (!ua__lx_runs_monitor(pid))
 		return false;
 	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
 	f = fopen(path, "re");
